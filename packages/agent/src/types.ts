@@ -1,0 +1,114 @@
+// Types an agent author sees. Kept free of runtime code so both the runtime and user code
+// can import them without side effects.
+
+/** Any value that survives JSON.stringify / JSON.parse unchanged. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A JSON Schema object (draft-07 or 2020-12). */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+export type InputSource = "user" | "system" | "schedule" | "webhook" | "channel" | "subagent" | "event";
+
+export interface Answer {
+  questionId: string;
+  text?: string;
+  value?: string;
+}
+
+/** What `useInput()` returns: the input of the turn being rendered. */
+export interface AgentInput {
+  source: InputSource;
+  text?: string;
+  payload?: JsonValue;
+  answer?: Answer;
+  steering?: AgentInput[];
+}
+
+export interface ToolRunContext {
+  input: Record<string, unknown>;
+  sessionId: string;
+  messageId: string;
+  toolCallId: string;
+  agentId: string;
+  signal?: AbortSignal;
+  reportProgress(metadata: unknown): Promise<void>;
+}
+
+export interface PreviewContext {
+  input: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+export interface ApprovalFact {
+  label: string;
+  value: string;
+}
+
+/** The card a person sees before approving a write. */
+export interface ApprovalCard {
+  title: string;
+  summary?: string;
+  facts?: ApprovalFact[];
+}
+
+export interface Decision {
+  id: string;
+  decidedAt: string;
+  decidedBy?: string;
+}
+
+export interface ApplyContext {
+  input: Record<string, unknown>;
+  decision: Decision;
+  signal?: AbortSignal;
+}
+
+interface ToolDefinitionBase {
+  name: string;
+  description: string;
+  input?: JsonSchema;
+  output?: JsonSchema;
+  result?: boolean;
+}
+
+export interface RunToolDefinition extends ToolDefinitionBase {
+  run(context: ToolRunContext): unknown;
+  preview?: undefined;
+  apply?: undefined;
+}
+
+export interface ApprovalToolDefinition extends ToolDefinitionBase {
+  run?: undefined;
+  preview(context: PreviewContext): ApprovalCard | Promise<ApprovalCard>;
+  apply(context: ApplyContext): unknown;
+}
+
+export type ToolDefinition = RunToolDefinition | ApprovalToolDefinition;
+
+export type ToolKind = "run" | "approval";
+
+/** The frozen object `defineTool` returns. */
+export type Tool = Readonly<ToolDefinition> & {
+  readonly kind: ToolKind;
+};
+
+export type ModelSelection = string | { provider: string; model: string };
+
+/** What the runtime gives `renderAgent` for one render. */
+export interface RenderContext {
+  input: AgentInput;
+  /** Built-in tool ids the runtime offers (e.g. "ask", "shell"); others are refused. */
+  builtInToolIds?: readonly string[];
+}
+
+/** One render's outcome: what the next model step may use. */
+export interface RenderResult {
+  /** Normalised `provider/model` id, or undefined when the agent chose none. */
+  model: string | undefined;
+  tools: Tool[];
+  builtInTools: string[];
+  instructions: string;
+}
+
+export type AgentFunction = () => string;
