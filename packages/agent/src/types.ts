@@ -2,13 +2,26 @@
 // can import them without side effects.
 
 /** Any value that survives JSON.stringify / JSON.parse unchanged. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
 /** A JSON Schema object (draft-07 or 2020-12). */
 export type JsonSchema = { readonly [key: string]: unknown };
 
-export type InputSource = "user" | "system" | "schedule" | "webhook" | "channel" | "subagent" | "event";
+export type InputSource =
+  | "user"
+  | "system"
+  | "schedule"
+  | "webhook"
+  | "channel"
+  | "subagent"
+  | "event";
 
 export interface Answer {
   questionId: string;
@@ -88,10 +101,20 @@ export type ToolDefinition = RunToolDefinition | ApprovalToolDefinition;
 
 export type ToolKind = "run" | "approval";
 
-/** The frozen object `defineTool` returns. */
-export type Tool = Readonly<ToolDefinition> & {
-  readonly kind: ToolKind;
+/** A tool that does its work in `run`. `result` is always present, normalised to a boolean. */
+export type RunTool = Readonly<RunToolDefinition> & {
+  readonly kind: "run";
+  readonly result: boolean;
 };
+
+/** A tool that proposes with `preview` and writes with `apply` once a person approves. */
+export type ApprovalTool = Readonly<ApprovalToolDefinition> & {
+  readonly kind: "approval";
+  readonly result: boolean;
+};
+
+/** The frozen object `defineTool` returns; `kind` tells the two shapes apart. */
+export type Tool = RunTool | ApprovalTool;
 
 export type ModelSelection = string | { provider: string; model: string };
 

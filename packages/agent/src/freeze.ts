@@ -1,0 +1,20 @@
+// Tools are shared by every render and by the runtime, so nothing reachable from one may
+// change after `defineTool` has checked it.
+
+import type { JsonSchema } from "./types.ts";
+
+/**
+ * A deep-frozen copy of a schema already known to be JSON-compatible. The JSON round trip
+ * also defines a `__proto__` key as an ordinary property instead of changing a prototype.
+ */
+export function frozenSchemaCopy(schema: JsonSchema): JsonSchema {
+  return deepFreeze(JSON.parse(JSON.stringify(schema)) as JsonSchema);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,88 @@
+// The runtime and the author's code may load different copies of this package. Tools and
+// renders must work across them, so this loads a second, physically separate copy of src.
+
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as copyA from "../src/index.ts";
+import { expectFailure } from "./helpers.ts";
+
+type Sdk = typeof copyA;
+
+const here = dirname(fileURLToPath(import.meta.url));
+let dir: string;
+let copyB: Sdk;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "opencomputer-agent-copy-"));
+  cpSync(join(here, "../src"), join(dir, "src"), { recursive: true });
+  mkdirSync(join(dir, "node_modules"));
+  const ajv = dirname(fileURLToPath(import.meta.resolve("ajv/package.json")));
+  symlinkSync(ajv, join(dir, "node_modules/ajv"), "dir");
+  copyB = (await import(pathToFileURL(join(dir, "src/index.ts")).href)) as Sdk;
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const definition = { name: "lookup_order", description: "Look up an order", run: () => 1 };
+
+describe("two copies of the package", () => {
+  it("really are separate module instances", () => {
+    expect(copyB.defineTool).not.toBe(copyA.defineTool);
+    expect(copyB.ToolDefinitionError).not.toBe(copyA.ToolDefinitionError);
+  });
+
+  it("recognise each other's tools", () => {
+    const fromA = copyA.defineTool(definition);
+    expect(copyB.isTool(fromA)).toBe(true);
+    expect(copyA.isTool(copyB.defineTool(definition))).toBe(true);
+  });
+
+  it("render a tool from one copy with the other", () => {
+    const fromA = copyA.defineTool(definition);
+    const result = copyB.renderAgent(() => {
+      copyB.useTool(fromA);
+      return "instructions";
+    }, { input: { source: "user" } });
+    expect(result.tools).toEqual([fromA]);
+  });
+
+  it("share the current render through the global slot", () => {
+    const fromB = copyB.defineTool({ ...definition, name: "from_b" });
+    const result = copyB.renderAgent(() => {
+      copyA.useModel("anthropic/claude-sonnet-4.6");
+      copyA.useTool(fromB);
+      copyA.useTool("ask");
+      return `text: ${copyA.useInput().text}`;
+    }, { input: { source: "user", text: "hi" } });
+    expect(result).toEqual({
+      model: "anthropic/claude-sonnet-4.6",
+      tools: [fromB],
+      builtInTools: ["ask"],
+      instructions: "text: hi",
+    });
+  });
+
+  it("apply the selection rules across copies", () => {
+    expectFailure(
+      () =>
+        copyA.renderAgent(() => {
+          copyA.useTool(copyA.defineTool(definition));
+          copyB.useTool(copyB.defineTool(definition));
+          return "";
+        }, { input: { source: "user" } }),
+      copyA.OpenComputerError,
+      "tool_name_conflict",
+      '"lookup_order"',
+    );
+  });
+
+  it("both refuse hooks once the render is over", () => {
+    copyA.renderAgent(() => "", { input: { source: "user" } });
+    expectFailure(() => copyB.useInput(), copyB.RenderError, "hooks_outside_render");
+  });
+});

@@ -1,0 +1,89 @@
+import { StoreError } from "../store/errors.ts";
+import type { NewEvent, WriteOp } from "../store/port.ts";
+import type { TurnRecord } from "../store/records.ts";
+import { type EngineContext, write } from "./context.ts";
+import type { SessionWorker } from "./session-worker.ts";
+import { settleTurn } from "./settle.ts";
+
+type Workers = Map<string, SessionWorker>;
+
+/**
+ * Cancels running turns. A turn this process runs is aborted and given its grace period; a turn
+ * run elsewhere (or by nobody) is settled here, and its runtime's later writes are refused.
+ */
+export async function interruptTurns(
+  ctx: EngineContext,
+  workers: Workers,
+  sessionId: string,
+  running: TurnRecord[],
+  replacementTurnId?: string,
+  reason: "interrupted" | "session_ended" = "interrupted",
+): Promise<string[]> {
+  const requestedAt = Date.now();
+  const sessionStatus = reason === "session_ended" ? "ended" : "idle";
+  const done: string[] = [];
+  for (const turn of running) {
+    const settlement = {
+      status: "cancelled" as const,
+      reason,
+      requestedAt,
+      ...(replacementTurnId ? { replacementTurnId } : {}),
+    };
+    const local = workers.get(sessionId);
+    let settled = false;
+    if (local?.activeTurnId === turn.id) settled = await local.cancel(turn.id, settlement, sessionStatus);
+    else settled = await settleTurn(ctx, turn, settlement, { sessionStatus });
+    if (settled) done.push(turn.id);
+  }
+  return done;
+}
+
+/**
+ * Ends a session: one write marks it ended and cancels its queued turns; then the running turn is
+ * cancelled (`session_ended`). After the first write no turn can be queued (sendTurn refuses an
+ * ended session); a turn queued while it was being written is cancelled by a last pass.
+ */
+export async function endSession(ctx: EngineContext, workers: Workers, sessionId: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const session = await ctx.store.getSession(sessionId);
+    if (!session || session.status === "ended") return;
+    const { ops, events } = cancelQueued(await ctx.store.listTurns(sessionId));
+    ops.push({ type: "session.update", patch: { status: "ended" } });
+    events.push(
+      { type: "session.status_changed", data: { from: session.status, to: "ended" } },
+      { type: "session.ended", data: {} },
+    );
+    try {
+      await write(ctx, sessionId, { expectSession: { status: [session.status] }, ops, events });
+      break;
+    } catch (error) {
+      if (attempt > 20 || !(error instanceof StoreError && error.code === "session_state")) throw error;
+    }
+  }
+  const turns = await ctx.store.listTurns(sessionId);
+  const running = turns.filter((t) => t.status === "running");
+  await interruptTurns(ctx, workers, sessionId, running, undefined, "session_ended");
+  const stragglers = cancelQueued(await ctx.store.listTurns(sessionId));
+  if (stragglers.ops.length > 0) await write(ctx, sessionId, stragglers);
+  await workers.get(sessionId)?.release();
+}
+
+function cancelQueued(turns: TurnRecord[]): { ops: WriteOp[]; events: NewEvent[] } {
+  const now = new Date().toISOString();
+  const ops: WriteOp[] = [];
+  const events: NewEvent[] = [];
+  for (const turn of turns) {
+    if (turn.status !== "queued") continue;
+    ops.push({
+      type: "turn.update",
+      id: turn.id,
+      patch: { status: "cancelled", settledAt: now, error: { code: "session_ended", message: "The session ended before the turn ran" } },
+    });
+    events.push({
+      type: "turn.cancelled",
+      turnId: turn.id,
+      data: { reason: "session_ended", settledAfterMs: 0, operationsSettled: true, computerTerminated: false },
+    });
+  }
+  return { ops, events };
+}

@@ -1,0 +1,32 @@
+import type { AgentResolver } from "../agents/resolver.ts";
+import type { ModelResolver } from "../models/resolver.ts";
+import type { Store, WriteBatch } from "../store/port.ts";
+import type { EventRecord } from "../store/records.ts";
+import type { Notifier } from "./notifier.ts";
+
+export interface Logger {
+  error(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What every part of the engine shares within one runtime process. */
+export interface EngineContext {
+  store: Store;
+  agents: AgentResolver;
+  models: ModelResolver;
+  notifier: Notifier;
+  log: Logger;
+  runtimeId: string;
+  leaseMs: number;
+  maxSteps: number;
+  /** How long an interrupt waits for running tools to honour their signal before settling. */
+  cancelGraceMs: number;
+  builtInToolIds: readonly string[];
+}
+
+/** Applies a batch and tells local waiters about the events it appended. */
+export async function write(ctx: EngineContext, sessionId: string, batch: WriteBatch): Promise<EventRecord[]> {
+  const events = await ctx.store.apply(sessionId, batch);
+  if (events.length > 0) ctx.notifier.publish(sessionId, events);
+  return events;
+}

@@ -1,0 +1,278 @@
+import type { AgentInput, JsonValue } from "@opencomputer/agent";
+import type { AgentResolver } from "../agents/resolver.ts";
+import { newId } from "../ids.ts";
+import type { ModelResolver } from "../models/resolver.ts";
+import { StoreError } from "../store/errors.ts";
+import type { NewEvent, Store } from "../store/port.ts";
+import type { EventRecord, ResultRecord, SessionSource, TurnMode, TurnRecord } from "../store/records.ts";
+import { ConflictError, NotFoundError } from "./api-errors.ts";
+import { type EngineContext, type Logger, write } from "./context.ts";
+import { endSession, interruptTurns } from "./cancellation.ts";
+import { validateInput, validateMode } from "./input.ts";
+import { Notifier } from "./notifier.ts";
+import { validateCreateOptions, type CreateSessionOptions } from "./session-options.ts";
+import { SessionWorker } from "./session-worker.ts";
+import { type SessionView, toSessionView } from "./view.ts";
+import { waitForTurn } from "./wait.ts";
+
+export interface RuntimeOptions {
+  store: Store;
+  agents: AgentResolver;
+  models: ModelResolver;
+  runtimeId?: string;
+  /** How long a session's lease lasts without renewal; another runtime takes over after it. */
+  leaseMs?: number;
+  /** Model steps one turn may take (default 50). */
+  maxSteps?: number;
+  /** How long an interrupt waits for tools to honour their signal before settling (default 2000). */
+  cancelGraceMs?: number;
+  /** How often to look for sessions whose runtime died (default leaseMs / 2). */
+  recoveryIntervalMs?: number;
+  log?: Logger;
+}
+
+export interface SendTurnOptions {
+  mode?: TurnMode;
+  idempotencyKey?: string;
+}
+
+export interface SendTurnResult {
+  turnId: string;
+  status: "queued" | "running";
+  duplicate: boolean;
+}
+
+const consoleLog: Logger = {
+  error: (message, fields) => console.error(JSON.stringify({ level: "error", message, ...fields })),
+  warn: (message, fields) => console.error(JSON.stringify({ level: "warn", message, ...fields })),
+};
+
+export type Runtime = ReturnType<typeof createRuntime>;
+
+/** The session engine: runs agents' turns durably on a Store. */
+export function createRuntime(options: RuntimeOptions) {
+  const leaseMs = options.leaseMs ?? 30_000;
+  const ctx: EngineContext = {
+    store: options.store,
+    agents: options.agents,
+    models: options.models,
+    notifier: new Notifier(),
+    log: options.log ?? consoleLog,
+    runtimeId: options.runtimeId ?? newId("rt"),
+    leaseMs,
+    maxSteps: options.maxSteps ?? 50,
+    cancelGraceMs: options.cancelGraceMs ?? 2000,
+    builtInToolIds: [],
+  };
+  const { store } = ctx;
+  const workers = new Map<string, SessionWorker>();
+  let recoveryTimer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  function worker(sessionId: string): SessionWorker {
+    let w = workers.get(sessionId);
+    if (!w) {
+      w = new SessionWorker(ctx, sessionId);
+      workers.set(sessionId, w);
+    }
+    return w;
+  }
+
+  function kick(sessionId: string): void {
+    if (closed) return;
+    void worker(sessionId).kick();
+  }
+
+  async function mustGetSession(sessionId: string) {
+    const session = await store.getSession(sessionId);
+    if (!session) throw new NotFoundError("session", sessionId);
+    return session;
+  }
+
+  async function recover(): Promise<void> {
+    for (const sessionId of await store.listRecoverableSessions()) kick(sessionId);
+  }
+
+  const sessions = {
+    async create(raw: CreateSessionOptions) {
+      const opts = validateCreateOptions(raw);
+      const { agentId, deploymentId } = await ctx.agents.describe(opts.agentId);
+      const now = new Date().toISOString();
+      const { session, created } = await store.createSession(
+        {
+          id: newId("ses"),
+          agentId,
+          deploymentId,
+          environment: opts.environment,
+          status: "new",
+          source: opts.source,
+          labels: opts.labels,
+          executionMode: opts.executionMode,
+          result: null,
+          question: null,
+          runtime: { generation: 0, state: "none" },
+          revision: 1,
+          lastSeq: 0,
+          idempotencyKey: opts.idempotencyKey ?? null,
+          lease: null,
+          createdAt: now,
+          updatedAt: now,
+        },
+        [{ type: "session.created", data: { agentId, deploymentId } }],
+      );
+      return { session: toSessionView(session, await store.listTurns(session.id)), created };
+    },
+
+    async get(sessionId: string): Promise<SessionView> {
+      const [session, turns] = await Promise.all([mustGetSession(sessionId), store.listTurns(sessionId)]);
+      return toSessionView(session, turns);
+    },
+
+    async sendTurn(sessionId: string, rawInput: unknown, opts: SendTurnOptions = {}): Promise<SendTurnResult> {
+      const input: AgentInput = validateInput(rawInput);
+      const mode = validateMode(opts.mode);
+      const key = opts.idempotencyKey;
+      if (key !== undefined && (typeof key !== "string" || key.length === 0 || key.length > 256)) {
+        throw new ConflictError("invalid_input", "idempotencyKey must be 1 to 256 characters", { path: "idempotencyKey" });
+      }
+      const session = await mustGetSession(sessionId);
+      if (key) {
+        const existing = await store.findTurnByIdempotencyKey(sessionId, key);
+        if (existing) return duplicateOf(existing);
+      }
+      if (session.status === "ended") {
+        throw new ConflictError("session_ended", `Session ${sessionId} has ended; start a new session`, { path: "sessionId" });
+      }
+      const turns = await store.listTurns(sessionId);
+      const running = turns.filter((t) => t.status === "running");
+      const now = new Date().toISOString();
+      const turn: TurnRecord = {
+        id: newId("turn"),
+        sessionId,
+        input,
+        mode,
+        status: "queued",
+        outcome: null,
+        error: null,
+        idempotencyKey: key ?? null,
+        steps: 0,
+        createdAt: now,
+        updatedAt: now,
+        startedAt: null,
+        settledAt: null,
+      };
+      const events: NewEvent[] = [
+        { type: "message.received", turnId: turn.id, data: { input: input as unknown as JsonValue, mode } },
+        { type: "turn.queued", turnId: turn.id, data: { mode } },
+      ];
+      if (mode === "steer" && running[0]) {
+        events.push({ type: "turn.steered", turnId: turn.id, data: { activeTurnId: running[0].id } });
+      }
+      if (mode === "interrupt" && running.length > 0) {
+        events.push({ type: "turn.interrupted", turnId: turn.id, data: { interruptedTurnIds: running.map((t) => t.id) } });
+      }
+      try {
+        await write(ctx, sessionId, {
+          expectSession: { status: ["new", "idle", "running", "waiting_runtime", "failed"] },
+          ops: [{ type: "turn.insert", turn }],
+          events,
+        });
+      } catch (error) {
+        if (error instanceof StoreError && error.code === "duplicate" && key) {
+          const existing = await store.findTurnByIdempotencyKey(sessionId, key);
+          if (existing) return duplicateOf(existing);
+        }
+        if (error instanceof StoreError && error.code === "session_state") {
+          throw new ConflictError("session_ended", `Session ${sessionId} has ended; start a new session`, { path: "sessionId" });
+        }
+        throw error;
+      }
+      if (mode === "steer" && running[0]) {
+        workers.get(sessionId)?.noteSteering();
+        kick(sessionId);
+        return { turnId: turn.id, status: "running", duplicate: false };
+      }
+      if (mode === "interrupt" && running.length > 0) {
+        await interruptTurns(ctx, workers, sessionId, running, turn.id);
+      }
+      kick(sessionId);
+      return { turnId: turn.id, status: "queued", duplicate: false };
+    },
+
+    /** Cancels the running turn (`interrupted`); the next queued turn starts. No-op when idle. */
+    async interrupt(sessionId: string): Promise<{ interruptedTurnIds: string[] }> {
+      await mustGetSession(sessionId);
+      const running = (await store.listTurns(sessionId)).filter((t) => t.status === "running");
+      const interrupted = await interruptTurns(ctx, workers, sessionId, running);
+      kick(sessionId);
+      return { interruptedTurnIds: interrupted };
+    },
+
+    /** Cancels queued and running turns and ends the session; ending twice is a no-op. */
+    async end(sessionId: string): Promise<void> {
+      await mustGetSession(sessionId);
+      await endSession(ctx, workers, sessionId);
+    },
+
+    async events(sessionId: string, after = 0, limit = 500): Promise<EventRecord[]> {
+      await mustGetSession(sessionId);
+      return store.readEvents(sessionId, after, Math.min(Math.max(1, limit), 500));
+    },
+
+    async results(sessionId: string, opts: { turnId?: string; cursor?: string; limit?: number } = {}) {
+      await mustGetSession(sessionId);
+      const limit = Math.min(Math.max(1, opts.limit ?? 50), 200);
+      const rows = await store.listResults(sessionId, {
+        limit: limit + 1,
+        ...(opts.turnId ? { turnId: opts.turnId } : {}),
+        ...(opts.cursor ? { after: opts.cursor } : {}),
+      });
+      const page = rows.slice(0, limit);
+      return { results: page, nextCursor: rows.length > limit ? (page[page.length - 1]?.resultId ?? null) : null };
+    },
+
+    async result(sessionId: string, resultId: string): Promise<ResultRecord> {
+      const record = await store.getResult(sessionId, resultId);
+      if (!record) throw new NotFoundError("result", resultId);
+      return record;
+    },
+
+    /** Resolves with the turn once it has settled (completed, failed or cancelled). */
+    waitForTurn(sessionId: string, turnId: string, opts: { timeoutMs?: number } = {}): Promise<TurnRecord> {
+      return waitForTurn(ctx, sessionId, turnId, opts.timeoutMs ?? 60_000);
+    },
+
+    /** Calls `listener` with every event committed by this process for the session. */
+    subscribe(sessionId: string, listener: (events: readonly EventRecord[]) => void): () => void {
+      return ctx.notifier.subscribe(sessionId, listener);
+    },
+  };
+
+  return {
+    runtimeId: ctx.runtimeId,
+    sessions,
+    /** Picks up sessions left by runtimes that died, now and every `recoveryIntervalMs`. */
+    async start(): Promise<void> {
+      await recover();
+      const every = options.recoveryIntervalMs ?? Math.max(50, Math.floor(leaseMs / 2));
+      recoveryTimer = setInterval(() => void recover().catch((e) => ctx.log.error("recovery failed", { error: String(e) })), every);
+      recoveryTimer.unref();
+    },
+    /**
+     * Stops taking work and releases leases. A turn still running is left `running` in the store:
+     * the next runtime to start on it re-queues and resumes it, as after a crash.
+     */
+    async close(): Promise<void> {
+      closed = true;
+      if (recoveryTimer) clearInterval(recoveryTimer);
+      for (const w of workers.values()) w.abandon();
+      await Promise.all([...workers.values()].map((w) => w.kick().then(() => w.release())));
+    },
+  };
+}
+
+function duplicateOf(turn: TurnRecord): SendTurnResult {
+  return { turnId: turn.id, status: turn.status === "queued" ? "queued" : "running", duplicate: true };
+}
+
+export type { SessionSource };

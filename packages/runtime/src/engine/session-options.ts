@@ -1,0 +1,59 @@
+import type { ExecutionMode, SessionSource } from "../store/records.ts";
+import { InputError } from "./input.ts";
+
+export interface CreateSessionOptions {
+  /** `<agentId>@<alias>`; a bare id means production. */
+  agentId: string;
+  environment?: string;
+  source?: SessionSource;
+  labels?: Record<string, string>;
+  executionMode?: ExecutionMode;
+  idempotencyKey?: string;
+}
+
+const SOURCES: readonly SessionSource[] = ["api", "playground", "webhook", "schedule"];
+const MODES: readonly ExecutionMode[] = ["default", "microvm"];
+const LABEL_KEY = /^[a-z][a-z0-9_.-]{0,63}$/;
+export const LABEL_LIMITS = { keys: 16, valueChars: 256, totalBytes: 4096 } as const;
+
+const fail = (path: string, message: string): never => {
+  throw new InputError("invalid_input", `${path}: ${message}`, { path });
+};
+
+export function validateLabels(labels: unknown, path = "labels"): Record<string, string> {
+  if (typeof labels !== "object" || labels === null || Array.isArray(labels)) return fail(path, "must be an object");
+  const entries = Object.entries(labels);
+  if (entries.length > LABEL_LIMITS.keys) fail(path, `has ${entries.length} keys; at most ${LABEL_LIMITS.keys}`);
+  for (const [k, v] of entries) {
+    if (!LABEL_KEY.test(k)) fail(`${path}.${k}`, `key must match ${LABEL_KEY}`);
+    if (typeof v !== "string") fail(`${path}.${k}`, "must be a string");
+    if ((v as string).length > LABEL_LIMITS.valueChars) fail(`${path}.${k}`, `is longer than ${LABEL_LIMITS.valueChars} characters`);
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(labels));
+  if (bytes > LABEL_LIMITS.totalBytes) fail(path, `is ${bytes} bytes; at most ${LABEL_LIMITS.totalBytes}`);
+  return { ...(labels as Record<string, string>) };
+}
+
+export function validateCreateOptions(raw: CreateSessionOptions): Required<Omit<CreateSessionOptions, "idempotencyKey">> & {
+  idempotencyKey?: string;
+} {
+  if (typeof raw !== "object" || raw === null) fail("options", "must be an object");
+  if (typeof raw.agentId !== "string" || raw.agentId === "") fail("agentId", "must be a non-empty string");
+  const source = raw.source ?? "api";
+  if (!SOURCES.includes(source)) fail("source", `must be one of ${SOURCES.join(", ")}`);
+  const executionMode = raw.executionMode ?? "default";
+  if (!MODES.includes(executionMode)) fail("executionMode", `must be one of ${MODES.join(", ")}`);
+  const environment = raw.environment ?? "development";
+  if (environment !== "development" && environment !== "production") fail("environment", "must be development or production");
+  if (raw.idempotencyKey !== undefined && (typeof raw.idempotencyKey !== "string" || raw.idempotencyKey.length === 0 || raw.idempotencyKey.length > 256)) {
+    fail("idempotencyKey", "must be 1 to 256 characters");
+  }
+  return {
+    agentId: raw.agentId,
+    environment,
+    source,
+    labels: validateLabels(raw.labels ?? {}),
+    executionMode,
+    ...(raw.idempotencyKey ? { idempotencyKey: raw.idempotencyKey } : {}),
+  };
+}

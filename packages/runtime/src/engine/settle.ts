@@ -1,0 +1,126 @@
+import type { JsonValue } from "@opencomputer/agent";
+import { StoreError } from "../store/errors.ts";
+import type { Fence, NewEvent, WriteOp } from "../store/port.ts";
+import type { SessionStatus, ToolCallRecord, TurnError, TurnRecord, TurnStatus } from "../store/records.ts";
+import { type EngineContext, write } from "./context.ts";
+
+export type Settlement =
+  | { status: "completed"; outcome: string }
+  | { status: "failed"; error: TurnError }
+  | {
+      status: "cancelled";
+      reason: "interrupted" | "session_ended";
+      replacementTurnId?: string;
+      requestedAt: number;
+    };
+
+export interface SettleOptions {
+  fence?: Fence;
+  /** Written before the settlement, in the same transaction (e.g. the last model step). */
+  ops?: WriteOp[];
+  events?: NewEvent[];
+  /** The session status afterwards; `idle` unless the session is ending. */
+  sessionStatus?: SessionStatus;
+  /** Extra ops and events after the turn's own (e.g. `session.ended`). */
+  after?: { ops: WriteOp[]; events: NewEvent[] };
+}
+
+const ATTEMPTS = 20;
+
+/**
+ * Settles a running turn in one write: every call still open gets a synthetic `tool.failed`
+ * with `settledBy`, then the terminal turn event and the session's status change. The write is
+ * conditional on the turn still running and on the set of open calls being what was read, so
+ * a call that completes meanwhile is never reported failed; on such a race it reads again.
+ * Returns false when the turn had already settled.
+ */
+export async function settleTurn(
+  ctx: EngineContext,
+  turn: TurnRecord,
+  settlement: Settlement,
+  options: SettleOptions = {},
+): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    const [session, calls] = await Promise.all([
+      ctx.store.getSession(turn.sessionId),
+      ctx.store.listToolCalls(turn.sessionId, turn.id),
+    ]);
+    if (!session) return false;
+    const open = calls.filter((c) => c.status === "started");
+    const now = new Date().toISOString();
+    const ops: WriteOp[] = [...(options.ops ?? [])];
+    const events: NewEvent[] = [...(options.events ?? [])];
+    const settledBy = settlement.status === "cancelled" ? settlement.reason : "turn_failed";
+    for (const call of open) {
+      const message =
+        settlement.status === "cancelled"
+          ? `The turn was ${settlement.reason === "interrupted" ? "interrupted" : "ended"} before ${call.tool} finished`
+          : `The turn failed before ${call.tool} finished`;
+      ops.push({ type: "toolCall.upsert", call: { ...call, status: "failed", error: message, settledAt: now } });
+      events.push({
+        type: "tool.failed",
+        turnId: turn.id,
+        data: { tool: call.tool, callId: call.callId, title: call.tool, message, settledBy },
+      });
+    }
+    ops.push({ type: "turn.update", id: turn.id, patch: turnPatch(settlement, now) });
+    events.push(terminalEvent(turn, settlement, open));
+    const to = options.sessionStatus ?? "idle";
+    if (session.status !== to && session.status !== "ended") {
+      ops.push({ type: "session.update", patch: { status: to } });
+      events.push({ type: "session.status_changed", data: { from: session.status, to } });
+    }
+    if (options.after) {
+      ops.push(...options.after.ops);
+      events.push(...options.after.events);
+    }
+    try {
+      await write(ctx, turn.sessionId, {
+        ...(options.fence ? { fence: options.fence } : {}),
+        expectTurn: { id: turn.id, status: ["running"] },
+        expectSession: { status: [session.status] },
+        expectOpenCalls: { turnId: turn.id, callIds: open.map((c) => c.callId) },
+        ops,
+        events,
+      });
+      return true;
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      if (error.code === "turn_not_active") return false;
+      if ((error.code === "calls_changed" || error.code === "session_state") && attempt < ATTEMPTS) continue;
+      throw error;
+    }
+  }
+}
+
+function turnPatch(settlement: Settlement, now: string) {
+  const status: TurnStatus = settlement.status;
+  return {
+    status,
+    settledAt: now,
+    outcome: settlement.status === "completed" ? settlement.outcome : null,
+    error:
+      settlement.status === "failed"
+        ? settlement.error
+        : settlement.status === "cancelled"
+          ? { code: settlement.reason, message: `The turn was cancelled (${settlement.reason})` }
+          : null,
+  };
+}
+
+function terminalEvent(turn: TurnRecord, settlement: Settlement, open: ToolCallRecord[]): NewEvent {
+  if (settlement.status === "completed") {
+    return { type: "turn.completed", turnId: turn.id, data: { outcome: settlement.outcome } };
+  }
+  if (settlement.status === "failed") {
+    return { type: "turn.failed", turnId: turn.id, data: settlement.error as unknown as JsonValue };
+  }
+  const data: Record<string, JsonValue> = {
+    reason: settlement.reason,
+    settledAfterMs: Math.max(0, Date.now() - settlement.requestedAt),
+    operationsSettled: open.length === 0,
+    computerTerminated: false,
+  };
+  if (settlement.replacementTurnId) data.replacementTurnId = settlement.replacementTurnId;
+  return { type: "turn.cancelled", turnId: turn.id, data };
+}

@@ -1,0 +1,94 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { ModelError } from "./model-error.ts";
+
+export interface ScriptToolCall {
+  name: string;
+  /** Arguments as an object; `inputText` instead sends raw text (to test malformed JSON). */
+  input?: Record<string, unknown>;
+  inputText?: string;
+}
+
+export interface ScriptStep {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: ScriptToolCall[];
+  error?: { status: number; message: string };
+  delayMs?: number;
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+export interface Script {
+  steps: ScriptStep[];
+}
+
+const cache = new Map<string, { mtimeMs: number; size: number; script: Script }>();
+
+/** Reads `opencomputer/scripts/<name>.json`, re-reading only when the file changed. */
+export function loadScript(projectDir: string, name: string, modelId: string): Script {
+  if (!/^[a-zA-Z0-9_.-]+$/.test(name) || name.startsWith(".")) {
+    throw new ModelError("model_unavailable", `Script name "${name}" must be a plain file name`, modelId);
+  }
+  const file = join(projectDir, "opencomputer", "scripts", `${name}.json`);
+  let stat: { mtimeMs: number; size: number };
+  try {
+    stat = statSync(file);
+  } catch {
+    throw new ModelError("model_unavailable", `No script for ${modelId}: ${file} does not exist`, modelId);
+  }
+  const hit = cache.get(file);
+  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.script;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new ModelError("model_rejected", `${file} is not valid JSON: ${(error as Error).message}`, modelId);
+  }
+  const script = validateScript(raw, file, modelId);
+  cache.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, script });
+  return script;
+}
+
+function validateScript(raw: unknown, file: string, modelId: string): Script {
+  const fail = (path: string, what: string): never => {
+    throw new ModelError("model_rejected", `${file}: ${path} ${what}`, modelId);
+  };
+  if (!isObject(raw) || !Array.isArray(raw.steps)) fail("steps", "must be an array");
+  const steps = (raw as { steps: unknown[] }).steps;
+  steps.forEach((step, i) => {
+    const at = `steps[${i}]`;
+    if (!isObject(step)) return fail(at, "must be an object");
+    for (const key of Object.keys(step)) {
+      if (!["text", "reasoning", "toolCalls", "error", "delayMs", "usage"].includes(key)) {
+        fail(`${at}.${key}`, "is not a known step field (text, reasoning, toolCalls, error, delayMs, usage)");
+      }
+    }
+    if (step.text !== undefined && typeof step.text !== "string") fail(`${at}.text`, "must be a string");
+    if (step.reasoning !== undefined && typeof step.reasoning !== "string") fail(`${at}.reasoning`, "must be a string");
+    if (step.delayMs !== undefined && !(Number.isInteger(step.delayMs) && (step.delayMs as number) >= 0)) {
+      fail(`${at}.delayMs`, "must be a non-negative integer");
+    }
+    if (step.error !== undefined) {
+      const e = step.error;
+      if (!isObject(e) || !Number.isInteger(e.status) || typeof e.message !== "string") {
+        fail(`${at}.error`, "must be {status: integer, message: string}");
+      }
+    }
+    if (step.toolCalls !== undefined) {
+      if (!Array.isArray(step.toolCalls)) return fail(`${at}.toolCalls`, "must be an array");
+      step.toolCalls.forEach((call: unknown, j: number) => {
+        const cat = `${at}.toolCalls[${j}]`;
+        if (!isObject(call) || typeof call.name !== "string") return fail(`${cat}.name`, "must be a string");
+        if (call.input !== undefined && !isObject(call.input)) fail(`${cat}.input`, "must be an object");
+        if (call.inputText !== undefined && typeof call.inputText !== "string") {
+          fail(`${cat}.inputText`, "must be a string");
+        }
+      });
+    }
+  });
+  return raw as unknown as Script;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

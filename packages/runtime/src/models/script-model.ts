@@ -1,0 +1,125 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+} from "@ai-sdk/provider";
+import { ModelError } from "./model-error.ts";
+import type { ModelContext } from "./resolver.ts";
+import { loadScript, type ScriptStep } from "./script-file.ts";
+
+/**
+ * `script/<name>`: a model that answers from `opencomputer/scripts/<name>.json`. The step it plays
+ * is the number of assistant messages already in the prompt, so a conversation replays the same
+ * way after a restart and needs no state of its own.
+ */
+export function createScriptModel(name: string, context: ModelContext): LanguageModelV3 {
+  const modelId = `script/${name}`;
+
+  async function stepFor(options: LanguageModelV3CallOptions): Promise<ScriptStep> {
+    const script = loadScript(context.projectDir, name, modelId);
+    let index = 0;
+    for (const message of options.prompt) if (message.role === "assistant") index++;
+    const step = script.steps[index];
+    if (!step) {
+      throw new ModelError(
+        "model_rejected",
+        `${modelId} has ${script.steps.length} steps; step ${index + 1} was requested`,
+        modelId,
+        400,
+      );
+    }
+    if (step.delayMs) await sleep(step.delayMs, options.abortSignal);
+    if (step.error) {
+      const error = new Error(step.error.message) as Error & { statusCode: number };
+      error.statusCode = step.error.status;
+      throw error;
+    }
+    return step;
+  }
+
+  function contentOf(step: ScriptStep): LanguageModelV3Content[] {
+    const content: LanguageModelV3Content[] = [];
+    if (step.reasoning) content.push({ type: "reasoning", text: step.reasoning });
+    if (step.text) content.push({ type: "text", text: step.text });
+    step.toolCalls?.forEach((call, i) => {
+      content.push({
+        type: "tool-call",
+        toolCallId: `script_${i}`,
+        toolName: call.name,
+        input: call.inputText ?? JSON.stringify(call.input ?? {}),
+      });
+    });
+    return content;
+  }
+
+  function usageOf(step: ScriptStep): LanguageModelV3Usage {
+    const input = step.usage?.inputTokens ?? 0;
+    const output = step.usage?.outputTokens ?? 0;
+    return {
+      inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: output, text: output, reasoning: 0 },
+    };
+  }
+
+  return {
+    specificationVersion: "v3",
+    provider: "script",
+    modelId,
+    supportedUrls: {},
+    async doGenerate(options): Promise<LanguageModelV3GenerateResult> {
+      const step = await stepFor(options);
+      const calls = step.toolCalls?.length ?? 0;
+      return {
+        content: contentOf(step),
+        finishReason: { unified: calls > 0 ? "tool-calls" : "stop", raw: undefined },
+        usage: usageOf(step),
+        warnings: [],
+      };
+    },
+    async doStream(options) {
+      const step = await stepFor(options);
+      const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+      for (const part of contentOf(step)) {
+        if (part.type === "text" || part.type === "reasoning") {
+          const kind = part.type;
+          parts.push({ type: `${kind}-start`, id: kind });
+          for (const word of part.text.split(/(?<= )/)) parts.push({ type: `${kind}-delta`, id: kind, delta: word });
+          parts.push({ type: `${kind}-end`, id: kind });
+        } else if (part.type === "tool-call") {
+          parts.push(part);
+        }
+      }
+      const calls = step.toolCalls?.length ?? 0;
+      parts.push({
+        type: "finish",
+        usage: usageOf(step),
+        finishReason: { unified: calls > 0 ? "tool-calls" : "stop", raw: undefined },
+      });
+      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      });
+      return { stream };
+    },
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

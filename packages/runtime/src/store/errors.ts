@@ -1,0 +1,14 @@
+import { OpenComputerError } from "@opencomputer/agent";
+
+/**
+ * A write the store refused. Codes:
+ * - `session_not_found`: no such session.
+ * - `stale_epoch`: the batch's fence does not match the session's lease (another runtime took it).
+ * - `turn_not_active`: `expectTurn` failed (the turn settled or never existed).
+ * - `session_state`: `expectSession` failed.
+ * - `calls_changed`: `expectOpenCalls` failed (a call settled meanwhile; read again and retry).
+ * - `duplicate`: a unique key is taken (a turn's idempotency key, a result for the same call,
+ *   an id already used).
+ * Nothing of a refused batch is written.
+ */
+export class StoreError extends OpenComputerError {}

@@ -1,0 +1,127 @@
+// The Store port: everything durable goes through it. Writes are batches applied in one
+// transaction together with the events they produce (invariant 1), guarded by the caller's
+// lease epoch (invariant 2). Every implementation passes test/store-conformance.ts.
+import type { JsonValue } from "@opencomputer/agent";
+import type {
+  EventRecord,
+  Lease,
+  MessageRecord,
+  ResultRecord,
+  SessionRecord,
+  SessionStatus,
+  ToolCallRecord,
+  TurnRecord,
+  TurnStatus,
+} from "./records.ts";
+
+export interface NewEvent {
+  type: string;
+  turnId?: string;
+  data: JsonValue;
+}
+
+export type SessionPatch = Partial<
+  Pick<SessionRecord, "status" | "result" | "question" | "runtime" | "labels">
+>;
+export type TurnPatch = Partial<
+  Pick<
+    TurnRecord,
+    "status" | "outcome" | "error" | "steps" | "startedAt" | "settledAt" | "input" | "mode"
+  >
+>;
+
+export type WriteOp =
+  | { type: "session.update"; patch: SessionPatch }
+  | { type: "turn.insert"; turn: TurnRecord }
+  | { type: "turn.update"; id: string; patch: TurnPatch }
+  | { type: "message.insert"; message: MessageRecord }
+  | { type: "toolCall.upsert"; call: ToolCallRecord }
+  | { type: "result.insert"; record: ResultRecord };
+
+export interface Fence {
+  runtimeId: string;
+  epoch: number;
+}
+
+export interface WriteBatch {
+  /** When set, the batch is refused (`stale_epoch`) unless the session's lease has this runtime and epoch. */
+  fence?: Fence;
+  /** When set, refused (`turn_not_active`) unless the turn exists in the session with one of these statuses. */
+  expectTurn?: { id: string; status: readonly TurnStatus[] };
+  /** When set, refused (`session_state`) unless the session's status is one of these. */
+  expectSession?: { status: readonly SessionStatus[] };
+  /**
+   * When set, refused (`calls_changed`) unless the calls of this turn still `started` are exactly
+   * these: how a turn is settled with a synthetic `tool.failed` for each open call and none for a
+   * call that completed meanwhile.
+   */
+  expectOpenCalls?: { turnId: string; callIds: readonly string[] };
+  ops: readonly WriteOp[];
+  /** Appended in order with the next seqs of the session. */
+  events: readonly NewEvent[];
+}
+
+export interface SessionFilter {
+  agentId?: string;
+  status?: SessionStatus;
+  labels?: Record<string, string>;
+  /** Rows strictly after this position in (createdAt desc, id desc) order. */
+  cursor?: { createdAt: string; id: string };
+  limit: number;
+}
+
+export interface ResultFilter {
+  turnId?: string;
+  /** Rows strictly after this resultId in insertion order. */
+  after?: string;
+  limit: number;
+}
+
+export interface Store {
+  /**
+   * Creates a session and appends `events` (the first must be `session.created`). With an
+   * idempotency key already used, returns the existing session and `created: false`.
+   */
+  createSession(
+    session: SessionRecord,
+    events: readonly NewEvent[],
+  ): Promise<{ session: SessionRecord; created: boolean }>;
+
+  /** Applies the batch atomically and returns the appended events with their seqs. */
+  apply(sessionId: string, batch: WriteBatch): Promise<EventRecord[]>;
+
+  /**
+   * Takes the session's lease when it is free, expired or already held by `runtimeId`
+   * (then it is extended, same epoch). A change of holder increments the epoch.
+   * Returns null when another runtime holds a live lease.
+   */
+  acquireLease(sessionId: string, runtimeId: string, ttlMs: number, now?: number): Promise<Lease | null>;
+  /** Extends a lease still held with this epoch; null when it was lost. */
+  renewLease(sessionId: string, lease: Lease, ttlMs: number, now?: number): Promise<Lease | null>;
+  /** Gives the lease up (expiresAt = 0, epoch kept) if still held with this epoch. */
+  releaseLease(sessionId: string, lease: Lease): Promise<void>;
+
+  getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  listSessions(filter: SessionFilter): Promise<SessionRecord[]>;
+  listTurns(sessionId: string): Promise<TurnRecord[]>;
+  getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined>;
+  findTurnByIdempotencyKey(sessionId: string, key: string): Promise<TurnRecord | undefined>;
+  /** In insertion order. */
+  listMessages(sessionId: string): Promise<MessageRecord[]>;
+  /** In insertion order (first start). */
+  listToolCalls(sessionId: string, turnId?: string): Promise<ToolCallRecord[]>;
+  getToolCall(sessionId: string, callId: string): Promise<ToolCallRecord | undefined>;
+  /** Oldest first. */
+  listResults(sessionId: string, filter: ResultFilter): Promise<ResultRecord[]>;
+  getResult(sessionId: string, resultId: string): Promise<ResultRecord | undefined>;
+  getResultByCall(sessionId: string, toolCallId: string): Promise<ResultRecord | undefined>;
+  /** At most `limit` events with seq > after, ascending. */
+  readEvents(sessionId: string, after: number, limit: number): Promise<EventRecord[]>;
+  /**
+   * Sessions that have a queued or running turn and whose lease is free or expired at
+   * `now`: the work a starting runtime must pick up.
+   */
+  listRecoverableSessions(now?: number): Promise<string[]>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,128 @@
+// The rows a Store keeps. Plain JSON-compatible data: a Store may hold them in any form, but it
+// hands back exactly what it was given.
+import type { AgentInput, JsonValue } from "@opencomputer/agent";
+
+export type SessionStatus = "new" | "idle" | "running" | "waiting_runtime" | "failed" | "ended";
+export type SessionSource = "api" | "playground" | "webhook" | "schedule";
+export type ExecutionMode = "default" | "microvm";
+export type TurnStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
+export type TurnMode = "queue" | "steer" | "interrupt";
+
+/** A runtime's claim on a session. `epoch` grows on every change of holder (fencing token). */
+export interface Lease {
+  runtimeId: string;
+  epoch: number;
+  /** Milliseconds since the Unix epoch. */
+  expiresAt: number;
+}
+
+/** `session.result`: the latest committed output of the agent's result tool. */
+export interface SessionResult {
+  turnId: string;
+  callId: string;
+  reportedAt: string;
+  data: JsonValue;
+}
+
+export interface SessionRecord {
+  id: string;
+  agentId: string;
+  deploymentId: string;
+  environment: string;
+  status: SessionStatus;
+  source: SessionSource;
+  labels: Record<string, string>;
+  executionMode: ExecutionMode;
+  result: SessionResult | null;
+  question: JsonValue | null;
+  runtime: JsonValue;
+  /** Grows on every change of status, turns, labels or result. */
+  revision: number;
+  /** The seq of the last event appended; 0 before the first. */
+  lastSeq: number;
+  idempotencyKey: string | null;
+  lease: Lease | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TurnError {
+  code: string;
+  message: string;
+  model?: string;
+  tool?: string;
+}
+
+export interface TurnRecord {
+  id: string;
+  sessionId: string;
+  input: AgentInput;
+  mode: TurnMode;
+  status: TurnStatus;
+  /** How a completed turn ended: "completed", or "question" when it asked. */
+  outcome: string | null;
+  error: TurnError | null;
+  idempotencyKey: string | null;
+  /** Model steps taken so far. */
+  steps: number;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  settledAt: string | null;
+}
+
+export type MessageRole = "user" | "assistant" | "tool";
+
+/** One conversation message, in the model provider spec's prompt form (role + content parts). */
+export interface MessageRecord {
+  id: string;
+  sessionId: string;
+  turnId: string;
+  role: MessageRole;
+  content: JsonValue;
+  createdAt: string;
+}
+
+export type ToolCallStatus = "started" | "completed" | "failed";
+
+export interface ToolCallRecord {
+  sessionId: string;
+  callId: string;
+  turnId: string;
+  messageId: string;
+  tool: string;
+  input: JsonValue;
+  status: ToolCallStatus;
+  output: JsonValue | null;
+  error: string | null;
+  /** Times `run()` was started for this call (more than 1 after a crash). */
+  attempts: number;
+  startedAt: string;
+  settledAt: string | null;
+}
+
+/** An immutable record of one successful result-tool call. */
+export interface ResultRecord {
+  resultId: string;
+  agentId: string;
+  deploymentId: string;
+  sessionId: string;
+  turnId: string;
+  messageId: string;
+  toolCallId: string;
+  resultTool: string;
+  schemaDigest: string;
+  dataDigest: string;
+  data: JsonValue;
+  createdAt: string;
+}
+
+export interface EventRecord {
+  seq: number;
+  id: string;
+  timestamp: string;
+  sessionId: string;
+  turnId?: string;
+  type: string;
+  data: JsonValue;
+}

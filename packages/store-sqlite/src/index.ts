@@ -1,0 +1,2 @@
+export { SCHEMA_VERSION } from "./schema.ts";
+export { createSqliteStore, SqliteStore, type SqliteStoreOptions } from "./sqlite-store.ts";

@@ -1,0 +1,40 @@
+// Lease rules (invariant 2). A lease is free when there is none or it expired (expiresAt <= now);
+// the holder may always extend its own lease at the same epoch; any change of holder increments
+// the epoch, which is the fencing token every write of the holder carries.
+import type { Lease } from "@opencomputer/runtime";
+
+export interface LeaseRow {
+  lease_runtime_id: string | null;
+  lease_epoch: number | null;
+  lease_expires_at: number | null;
+}
+
+/** The lease `runtimeId` gets when asking at `now`, or null when another runtime holds it. */
+export function nextLease(
+  current: LeaseRow,
+  runtimeId: string,
+  ttlMs: number,
+  now: number,
+): Lease | null {
+  const expiresAt = now + ttlMs;
+  const holder = current.lease_runtime_id;
+  const epoch = current.lease_epoch ?? 0;
+  if (holder === runtimeId) return { runtimeId, epoch, expiresAt };
+  if (holder === null || (current.lease_expires_at ?? 0) <= now) {
+    return { runtimeId, epoch: epoch + 1, expiresAt };
+  }
+  return null;
+}
+
+export const SELECT_LEASE =
+  "SELECT lease_runtime_id, lease_epoch, lease_expires_at FROM sessions WHERE id = ?";
+
+export const WRITE_LEASE =
+  "UPDATE sessions SET lease_runtime_id = ?, lease_epoch = ?, lease_expires_at = ? WHERE id = ?";
+
+/** Only while held with this epoch: a lost lease is never extended or given up by its old holder. */
+export const RENEW_LEASE = `UPDATE sessions SET lease_expires_at = ?
+  WHERE id = ? AND lease_runtime_id = ? AND lease_epoch = ?`;
+
+export const RELEASE_LEASE = `UPDATE sessions SET lease_expires_at = 0
+  WHERE id = ? AND lease_runtime_id = ? AND lease_epoch = ?`;

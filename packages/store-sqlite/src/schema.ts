@@ -1,0 +1,139 @@
+// The schema, as an ordered list of migrations. `PRAGMA user_version` records how many have
+// been applied; each open applies the missing ones inside BEGIN IMMEDIATE, so two processes
+// opening the same new file at once serialise on the write lock and the second finds the
+// work done.
+import type Database from "better-sqlite3";
+import { StoreError } from "@opencomputer/runtime";
+
+// JSON-valued columns hold JSON text (never SQL NULL: a JSON null is the text `null`), so a
+// value comes back exactly as it went in. Ids are unique within their session.
+const V1 = `
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL,
+  deployment_id TEXT NOT NULL,
+  environment TEXT NOT NULL,
+  status TEXT NOT NULL,
+  source TEXT NOT NULL,
+  labels TEXT NOT NULL,
+  execution_mode TEXT NOT NULL,
+  result TEXT NOT NULL,
+  question TEXT NOT NULL,
+  runtime TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  idempotency_key TEXT,
+  lease_runtime_id TEXT,
+  lease_epoch INTEGER,
+  lease_expires_at INTEGER,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX sessions_idempotency_key ON sessions (idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE INDEX sessions_by_created ON sessions (created_at DESC, id DESC);
+CREATE INDEX sessions_by_agent_created ON sessions (agent_id, created_at DESC, id DESC);
+
+CREATE TABLE turns (
+  rid INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions (id),
+  id TEXT NOT NULL,
+  input TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  status TEXT NOT NULL,
+  outcome TEXT,
+  error TEXT NOT NULL,
+  idempotency_key TEXT,
+  steps INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  started_at TEXT,
+  settled_at TEXT,
+  UNIQUE (session_id, id)
+);
+CREATE INDEX turns_by_session ON turns (session_id);
+CREATE UNIQUE INDEX turns_idempotency_key ON turns (session_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE INDEX turns_active ON turns (session_id) WHERE status IN ('queued', 'running');
+
+CREATE TABLE messages (
+  rid INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions (id),
+  id TEXT NOT NULL,
+  turn_id TEXT NOT NULL,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (session_id, id)
+);
+CREATE INDEX messages_by_session ON messages (session_id);
+
+CREATE TABLE tool_calls (
+  rid INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions (id),
+  call_id TEXT NOT NULL,
+  turn_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  input TEXT NOT NULL,
+  status TEXT NOT NULL,
+  output TEXT NOT NULL,
+  error TEXT,
+  attempts INTEGER NOT NULL,
+  started_at TEXT NOT NULL,
+  settled_at TEXT,
+  UNIQUE (session_id, call_id)
+);
+CREATE INDEX tool_calls_by_session ON tool_calls (session_id);
+
+CREATE TABLE results (
+  rid INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions (id),
+  result_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  deployment_id TEXT NOT NULL,
+  turn_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  result_tool TEXT NOT NULL,
+  schema_digest TEXT NOT NULL,
+  data_digest TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (session_id, result_id),
+  UNIQUE (session_id, tool_call_id)
+);
+CREATE INDEX results_by_session ON results (session_id);
+
+CREATE TABLE events (
+  session_id TEXT NOT NULL REFERENCES sessions (id),
+  seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  timestamp TEXT NOT NULL,
+  turn_id TEXT,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+`;
+
+/** Migration n (1-based) brings a database from user_version n-1 to n. Append only. */
+export const MIGRATIONS: readonly string[] = [V1];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function migrate(db: Database.Database): void {
+  const run = db.transaction(() => {
+    const version = db.pragma("user_version", { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new StoreError(
+        "schema_unsupported",
+        `The database ${db.name} has schema version ${version}, newer than this build supports ` +
+          `(${SCHEMA_VERSION}); upgrade @opencomputer/store-sqlite.`,
+      );
+    }
+    for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  });
+  run.immediate();
+}

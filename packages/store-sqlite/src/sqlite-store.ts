@@ -1,0 +1,341 @@
+// The Store port on one SQLite file through better-sqlite3. Every call is synchronous under
+// the hood, so concurrent callers in one process are serialised by the event loop; several
+// processes on the same file are serialised by SQLite's write lock (WAL, BEGIN IMMEDIATE,
+// busy_timeout).
+import Database from "better-sqlite3";
+import {
+  type EventRecord,
+  type Lease,
+  type MessageRecord,
+  type NewEvent,
+  type ResultFilter,
+  type ResultRecord,
+  type SessionFilter,
+  type SessionRecord,
+  type Store,
+  StoreError,
+  type ToolCallRecord,
+  type TurnRecord,
+  type WriteBatch,
+} from "@opencomputer/runtime";
+import { nextLease, RELEASE_LEASE, RENEW_LEASE, SELECT_LEASE, WRITE_LEASE } from "./lease.ts";
+import { type LeaseRow } from "./lease.ts";
+import { migrate } from "./schema.ts";
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  eventFromRow,
+  INSERT_SESSION,
+  MESSAGE_COLUMNS,
+  type MessageRow,
+  messageFromRow,
+  RESULT_COLUMNS,
+  type ResultRow,
+  resultFromRow,
+  type SessionRow,
+  sessionFromRow,
+  sessionParams,
+  TOOL_CALL_COLUMNS,
+  type ToolCallRow,
+  toolCallFromRow,
+  TURN_COLUMNS,
+  type TurnRow,
+  turnFromRow,
+} from "./rows.ts";
+import { toStoreError } from "./sqlite-errors.ts";
+import { StatementCache } from "./statements.ts";
+import { BatchWriter } from "./write-batch.ts";
+
+export interface SqliteStoreOptions {
+  /** A file path (created when missing) or ":memory:". */
+  path: string;
+  /**
+   * "normal" (default) survives the process being killed at any point; "full" also survives
+   * power loss or an OS crash, at the cost of an fsync per commit.
+   */
+  durability?: "normal" | "full";
+  /** How long a write waits for another connection's lock before failing. Default 10 s. */
+  busyTimeoutMs?: number;
+}
+
+type Fn<A extends unknown[], R> = (...args: A) => R;
+
+export class SqliteStore implements Store {
+  /** The underlying connection, for diagnostics and tests. */
+  readonly database: Database.Database;
+  private readonly statements: StatementCache;
+  private readonly writer: BatchWriter;
+  private readonly applyTx: Fn<[string, WriteBatch], EventRecord[]>;
+  private readonly createTx: Fn<
+    [SessionRecord, readonly NewEvent[]],
+    { session: SessionRecord; created: boolean }
+  >;
+  private readonly acquireTx: Fn<[string, string, number, number], Lease | null>;
+
+  constructor(options: SqliteStoreOptions) {
+    const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
+    this.database = db;
+    try {
+      db.pragma("journal_mode = WAL");
+      db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
+      db.pragma("foreign_keys = ON");
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    this.statements = new StatementCache(db);
+    this.writer = new BatchWriter(this.statements);
+    const writer = this.writer;
+    this.applyTx = db.transaction((sessionId: string, batch: WriteBatch) =>
+      writer.write(sessionId, batch),
+    ).immediate;
+    this.createTx = db.transaction((session: SessionRecord, events: readonly NewEvent[]) =>
+      this.createInTx(session, events),
+    ).immediate;
+    this.acquireTx = db.transaction(
+      (sessionId: string, runtimeId: string, ttlMs: number, now: number) =>
+        this.acquireInTx(sessionId, runtimeId, ttlMs, now),
+    ).immediate;
+  }
+
+  async createSession(
+    session: SessionRecord,
+    events: readonly NewEvent[],
+  ): Promise<{ session: SessionRecord; created: boolean }> {
+    try {
+      return this.createTx(session, events);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  async apply(sessionId: string, batch: WriteBatch): Promise<EventRecord[]> {
+    try {
+      return this.applyTx(sessionId, batch);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  async acquireLease(
+    sessionId: string,
+    runtimeId: string,
+    ttlMs: number,
+    now: number = Date.now(),
+  ): Promise<Lease | null> {
+    return this.acquireTx(sessionId, runtimeId, ttlMs, now);
+  }
+
+  async renewLease(
+    sessionId: string,
+    lease: Lease,
+    ttlMs: number,
+    now: number = Date.now(),
+  ): Promise<Lease | null> {
+    const expiresAt = now + ttlMs;
+    const { changes } = this.statements
+      .get(RENEW_LEASE)
+      .run(expiresAt, sessionId, lease.runtimeId, lease.epoch);
+    return changes === 0 ? null : { runtimeId: lease.runtimeId, epoch: lease.epoch, expiresAt };
+  }
+
+  async releaseLease(sessionId: string, lease: Lease): Promise<void> {
+    this.statements.get(RELEASE_LEASE).run(sessionId, lease.runtimeId, lease.epoch);
+  }
+
+  async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.readSession(sessionId);
+  }
+
+  async listSessions(filter: SessionFilter): Promise<SessionRecord[]> {
+    let sql = "SELECT * FROM sessions WHERE 1 = 1";
+    const params: unknown[] = [];
+    if (filter.agentId !== undefined) {
+      sql += " AND agent_id = ?";
+      params.push(filter.agentId);
+    }
+    if (filter.status !== undefined) {
+      sql += " AND status = ?";
+      params.push(filter.status);
+    }
+    if (filter.cursor !== undefined) {
+      sql += " AND (created_at, id) < (?, ?)";
+      params.push(filter.cursor.createdAt, filter.cursor.id);
+    }
+    if (filter.labels !== undefined) {
+      for (const [key, value] of Object.entries(filter.labels)) {
+        sql +=
+          " AND EXISTS (SELECT 1 FROM json_each(sessions.labels) AS l" +
+          " WHERE l.key = ? AND l.type = 'text' AND l.value = ?)";
+        params.push(key, value);
+      }
+    }
+    sql += " ORDER BY created_at DESC, id DESC LIMIT ?";
+    params.push(Math.max(0, filter.limit));
+    const rows = this.statements.get(sql).all(params) as SessionRow[];
+    return rows.map(sessionFromRow);
+  }
+
+  async listTurns(sessionId: string): Promise<TurnRecord[]> {
+    const rows = this.statements
+      .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? ORDER BY rid`)
+      .all(sessionId) as TurnRow[];
+    return rows.map(turnFromRow);
+  }
+
+  async getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined> {
+    const row = this.statements
+      .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND id = ?`)
+      .get(sessionId, turnId) as TurnRow | undefined;
+    return row === undefined ? undefined : turnFromRow(row);
+  }
+
+  async findTurnByIdempotencyKey(
+    sessionId: string,
+    key: string,
+  ): Promise<TurnRecord | undefined> {
+    const row = this.statements
+      .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND idempotency_key = ?`)
+      .get(sessionId, key) as TurnRow | undefined;
+    return row === undefined ? undefined : turnFromRow(row);
+  }
+
+  async listMessages(sessionId: string): Promise<MessageRecord[]> {
+    const rows = this.statements
+      .get(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY rid`)
+      .all(sessionId) as MessageRow[];
+    return rows.map(messageFromRow);
+  }
+
+  async listToolCalls(sessionId: string, turnId?: string): Promise<ToolCallRecord[]> {
+    const rows = (
+      turnId === undefined
+        ? this.statements
+            .get(`SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = ? ORDER BY rid`)
+            .all(sessionId)
+        : this.statements
+            .get(
+              `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = ? AND turn_id = ?
+               ORDER BY rid`,
+            )
+            .all(sessionId, turnId)
+    ) as ToolCallRow[];
+    return rows.map(toolCallFromRow);
+  }
+
+  async getToolCall(sessionId: string, callId: string): Promise<ToolCallRecord | undefined> {
+    const row = this.statements
+      .get(`SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = ? AND call_id = ?`)
+      .get(sessionId, callId) as ToolCallRow | undefined;
+    return row === undefined ? undefined : toolCallFromRow(row);
+  }
+
+  async listResults(sessionId: string, filter: ResultFilter): Promise<ResultRecord[]> {
+    let sql = `SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = ?`;
+    const params: unknown[] = [sessionId];
+    if (filter.turnId !== undefined) {
+      sql += " AND turn_id = ?";
+      params.push(filter.turnId);
+    }
+    if (filter.after !== undefined) {
+      // An unknown cursor matches nothing (rid > NULL), rather than restarting from the top.
+      sql += " AND rid > (SELECT rid FROM results WHERE session_id = ? AND result_id = ?)";
+      params.push(sessionId, filter.after);
+    }
+    sql += " ORDER BY rid LIMIT ?";
+    params.push(Math.max(0, filter.limit));
+    const rows = this.statements.get(sql).all(params) as ResultRow[];
+    return rows.map(resultFromRow);
+  }
+
+  async getResult(sessionId: string, resultId: string): Promise<ResultRecord | undefined> {
+    const row = this.statements
+      .get(`SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = ? AND result_id = ?`)
+      .get(sessionId, resultId) as ResultRow | undefined;
+    return row === undefined ? undefined : resultFromRow(row);
+  }
+
+  async getResultByCall(
+    sessionId: string,
+    toolCallId: string,
+  ): Promise<ResultRecord | undefined> {
+    const row = this.statements
+      .get(`SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = ? AND tool_call_id = ?`)
+      .get(sessionId, toolCallId) as ResultRow | undefined;
+    return row === undefined ? undefined : resultFromRow(row);
+  }
+
+  async readEvents(sessionId: string, after: number, limit: number): Promise<EventRecord[]> {
+    const rows = this.statements
+      .get(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE session_id = ? AND seq > ?
+         ORDER BY seq LIMIT ?`,
+      )
+      .all(sessionId, after, Math.max(0, limit)) as EventRow[];
+    return rows.map(eventFromRow);
+  }
+
+  async listRecoverableSessions(now: number = Date.now()): Promise<string[]> {
+    return this.statements
+      .get(
+        `SELECT s.id FROM sessions s
+         WHERE s.status <> 'ended'
+           AND (s.lease_runtime_id IS NULL OR s.lease_expires_at <= ?)
+           AND EXISTS (SELECT 1 FROM turns t
+                       WHERE t.session_id = s.id AND t.status IN ('queued', 'running'))
+         ORDER BY s.created_at, s.id`,
+      )
+      .pluck()
+      .all(now) as string[];
+  }
+
+  async close(): Promise<void> {
+    if (this.database.open) this.database.close();
+  }
+
+  private readSession(sessionId: string): SessionRecord | undefined {
+    const row = this.statements.get("SELECT * FROM sessions WHERE id = ?").get(sessionId) as
+      | SessionRow
+      | undefined;
+    return row === undefined ? undefined : sessionFromRow(row);
+  }
+
+  private createInTx(
+    session: SessionRecord,
+    events: readonly NewEvent[],
+  ): { session: SessionRecord; created: boolean } {
+    if (session.idempotencyKey !== null) {
+      const row = this.statements
+        .get("SELECT * FROM sessions WHERE idempotency_key = ?")
+        .get(session.idempotencyKey) as SessionRow | undefined;
+      if (row !== undefined) return { session: sessionFromRow(row), created: false };
+    }
+    this.statements.get(INSERT_SESSION).run(sessionParams(session, events.length));
+    this.writer.appendEvents(session.id, 0, new Date().toISOString(), events);
+    return { session: this.readSession(session.id)!, created: true };
+  }
+
+  private acquireInTx(
+    sessionId: string,
+    runtimeId: string,
+    ttlMs: number,
+    now: number,
+  ): Lease | null {
+    const current = this.statements.get(SELECT_LEASE).get(sessionId) as LeaseRow | undefined;
+    if (current === undefined) {
+      throw new StoreError("session_not_found", `No session ${sessionId}.`);
+    }
+    const lease = nextLease(current, runtimeId, ttlMs, now);
+    if (lease !== null) {
+      this.statements
+        .get(WRITE_LEASE)
+        .run(lease.runtimeId, lease.epoch, lease.expiresAt, sessionId);
+    }
+    return lease;
+  }
+}
+
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(options);
+}
