@@ -2,7 +2,8 @@
 // Foo") so a person can find it in their code without printing it.
 
 export function withArticle(noun: string): string {
-  return /^[aeiouAEIOU]/.test(noun) ? `an ${noun}` : `a ${noun}`;
+  // "a Uint8Array", "a URIError": a leading U there sounds like "you".
+  return /^[aeiouAEIOU]/.test(noun) && !/^U(int|RI|RL)/.test(noun) ? `an ${noun}` : `a ${noun}`;
 }
 
 export function describeValue(value: unknown): string {

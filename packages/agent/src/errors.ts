@@ -8,6 +8,10 @@ export interface ErrorDetails {
   [key: string]: unknown;
 }
 
+// Marks every platform error with its class names so `instanceof` also recognises errors
+// thrown by another copy of this package (the runtime and user code may load two).
+const ERROR_BRAND = Symbol.for("opencomputer.error");
+
 export class OpenComputerError extends Error {
   readonly code: string;
   readonly details: ErrorDetails;
@@ -17,6 +21,25 @@ export class OpenComputerError extends Error {
     this.name = new.target.name;
     this.code = code;
     this.details = details;
+    const names: string[] = [];
+    for (
+      let c: unknown = new.target;
+      typeof c === "function" && c !== Error;
+      c = Object.getPrototypeOf(c)
+    ) {
+      names.push(c.name);
+    }
+    Object.defineProperty(this, ERROR_BRAND, { value: names });
+  }
+
+  // `this` is the class on the right of `instanceof`, which is what must be matched.
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: the receiver is the class being tested
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    if (typeof value !== "object" || value === null) return false;
+    const names = (value as { [ERROR_BRAND]?: unknown })[ERROR_BRAND];
+    // biome-ignore lint/complexity/noThisInStatic: the receiver is the class being tested
+    return Array.isArray(names) && names.includes(this.name);
   }
 
   get path(): string | undefined {

@@ -110,7 +110,13 @@ describe("defineTool: run, or preview and apply", () => {
   });
 
   it("refuses a tool with no implementation", () => {
-    refused(def, "tool_implementation_invalid", "run", "needs an implementation", 'defineTool("attach")');
+    refused(
+      def,
+      "tool_implementation_invalid",
+      "run",
+      "needs an implementation",
+      'defineTool("attach")',
+    );
   });
 
   it.each([
@@ -118,7 +124,12 @@ describe("defineTool: run, or preview and apply", () => {
     ["preview", { preview: {}, apply }],
     ["apply", { preview, apply: 1 }],
   ])("refuses a %s that is not a function", (field, implementation) => {
-    refused({ ...def, ...implementation }, "tool_implementation_invalid", field, "must be a function");
+    refused(
+      { ...def, ...implementation },
+      "tool_implementation_invalid",
+      field,
+      "must be a function",
+    );
   });
 
   it("gives each mistake its own message", () => {
@@ -161,16 +172,34 @@ describe("defineTool: result", () => {
     ["1", 1],
     ["null", null],
   ])("refuses %s", (_label, result) => {
-    refused({ ...base, output, result }, "tool_result_invalid", "result", '"result" must be true or false');
+    refused(
+      { ...base, output, result },
+      "tool_result_invalid",
+      "result",
+      '"result" must be true or false',
+    );
   });
 
   it("requires output on the result tool", () => {
-    refused({ ...base, result: true }, "tool_result_requires_output", "output", 'defineTool("lookup_order")', '"output"');
+    refused(
+      { ...base, result: true },
+      "tool_result_requires_output",
+      "output",
+      'defineTool("lookup_order")',
+      '"output"',
+    );
   });
 
   it("requires run on the result tool", () => {
     refused(
-      { name: "attach", description: "d", output, result: true, preview: () => ({ title: "t" }), apply: run },
+      {
+        name: "attach",
+        description: "d",
+        output,
+        result: true,
+        preview: () => ({ title: "t" }),
+        apply: run,
+      },
       "tool_result_requires_run",
       "run",
       'defineTool("attach")',
@@ -200,7 +229,12 @@ describe("defineTool: unknown keys", () => {
   });
 
   it("suggests our key for names other SDKs use", () => {
-    refused({ ...base, parameters: { type: "object" } }, "tool_unknown_key", "parameters", 'did you mean "input"?');
+    refused(
+      { ...base, parameters: { type: "object" } },
+      "tool_unknown_key",
+      "parameters",
+      'did you mean "input"?',
+    );
   });
 
   it("lists every unknown key and suggests nothing when nothing is close", () => {
@@ -230,7 +264,7 @@ describe("defineTool: the returned tool", () => {
     const tool = defineTool({ ...base, input, output: { type: "string" } });
     expect(Object.isFrozen(tool)).toBe(true);
     expect(Object.isFrozen(tool.input)).toBe(true);
-    expect(Object.isFrozen((tool.input?.properties as Record<string, object>).orderId)).toBe(true);
+    expect(Object.isFrozen((tool.input!.properties as Record<string, object>).orderId)).toBe(true);
     expect(Object.isFrozen(tool.input?.required)).toBe(true);
     expect(Object.isFrozen(tool.output)).toBe(true);
     expect(tool.input).not.toBe(input);
@@ -247,7 +281,11 @@ describe("defineTool: the returned tool", () => {
 
   it("keeps the author's functions and text", () => {
     const tool = defineTool(base);
-    expect(tool).toMatchObject({ name: "lookup_order", description: "Look up an order", kind: "run" });
+    expect(tool).toMatchObject({
+      name: "lookup_order",
+      description: "Look up an order",
+      kind: "run",
+    });
     expect(tool.run).toBe(run);
   });
 

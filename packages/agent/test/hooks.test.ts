@@ -18,6 +18,13 @@ function render(agent: () => string) {
   return renderAgent(agent, { input });
 }
 
+function selecting(select: () => void) {
+  return render(() => {
+    select();
+    return "";
+  });
+}
+
 describe("hooks outside a render", () => {
   it.each([
     ["useModel", () => useModel("anthropic/claude-sonnet-4.6")],
@@ -60,7 +67,9 @@ describe("useModel", () => {
     }).model;
 
   it("keeps a provider/model id", () => {
-    expect(modelOf(() => useModel("anthropic/claude-sonnet-4.6"))).toBe("anthropic/claude-sonnet-4.6");
+    expect(modelOf(() => useModel("anthropic/claude-sonnet-4.6"))).toBe(
+      "anthropic/claude-sonnet-4.6",
+    );
     expect(modelOf(() => useModel("openrouter/meta/llama-3"))).toBe("openrouter/meta/llama-3");
   });
 
@@ -83,7 +92,13 @@ describe("useModel", () => {
   it.each(["claude-sonnet", "/claude", "anthropic/", "anthropic/claude sonnet", ""])(
     "refuses %j",
     (id) => {
-      expectFailure(() => modelOf(() => useModel(id)), RenderError, "model_id_invalid", JSON.stringify(id), "provider/model");
+      expectFailure(
+        () => modelOf(() => useModel(id)),
+        RenderError,
+        "model_id_invalid",
+        JSON.stringify(id),
+        "provider/model",
+      );
     },
   );
 
@@ -103,7 +118,12 @@ describe("useModel", () => {
   });
 
   it("refuses a value of another type", () => {
-    expectFailure(() => modelOf(() => useModel(42 as never)), RenderError, "model_id_invalid", "a number");
+    expectFailure(
+      () => modelOf(() => useModel(42 as never)),
+      RenderError,
+      "model_id_invalid",
+      "a number",
+    );
   });
 });
 
@@ -111,7 +131,7 @@ describe("useTool", () => {
   it("refuses an object defineTool did not return, naming it", () => {
     const definition = { name: "lookup_order", description: "d", run: () => 1 };
     expectFailure(
-      () => render(() => (useTool(definition as never), "")),
+      () => selecting(() => useTool(definition as never)),
       RenderError,
       "tool_invalid",
       '"lookup_order"',
@@ -120,13 +140,28 @@ describe("useTool", () => {
   });
 
   it("refuses other values, saying what they were", () => {
-    expectFailure(() => render(() => (useTool(undefined as never), "")), RenderError, "tool_invalid", "undefined");
-    expectFailure(() => render(() => (useTool(3 as never), "")), RenderError, "tool_invalid", "a number");
+    expectFailure(
+      () => selecting(() => useTool(undefined as never)),
+      RenderError,
+      "tool_invalid",
+      "undefined",
+    );
+    expectFailure(
+      () => selecting(() => useTool(3 as never)),
+      RenderError,
+      "tool_invalid",
+      "a number",
+    );
   });
 
   it("refuses a malformed built-in id", () => {
-    expectFailure(() => render(() => (useTool(""), "")), RenderError, "tool_invalid", 'useTool("")');
-    expectFailure(() => render(() => (useTool("web search"), "")), RenderError, "tool_invalid", '"web search"');
+    expectFailure(() => selecting(() => useTool("")), RenderError, "tool_invalid", 'useTool("")');
+    expectFailure(
+      () => selecting(() => useTool("web search")),
+      RenderError,
+      "tool_invalid",
+      '"web search"',
+    );
   });
 
   it("accepts a tool and a built-in id", () => {

@@ -1,6 +1,11 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { assertJsonCompatible, JsonCompatibilityError, jsonByteLength, MAX_JSON_DEPTH } from "../src/index.ts";
+import {
+  assertJsonCompatible,
+  JsonCompatibilityError,
+  jsonByteLength,
+  MAX_JSON_DEPTH,
+} from "../src/index.ts";
 import { expectFailure } from "./helpers.ts";
 
 function refused(value: unknown, path: string, ...fragments: string[]) {
@@ -76,7 +81,11 @@ describe("assertJsonCompatible refuses, saying what and where", () => {
     ["a boxed number", Object(1), "a boxed Number"],
     ["a Promise", Promise.resolve(1), "a Promise"],
   ])("%s", (_label, value, found) => {
-    const error = refused({ items: [0, 1, 2, { price: value }] }, "$.items[3].price", `found ${found}`);
+    const error = refused(
+      { items: [0, 1, 2, { price: value }] },
+      "$.items[3].price",
+      `found ${found}`,
+    );
     expect(error.details.found).toBe(found);
     refused(value, "$", `found ${found}`);
   });

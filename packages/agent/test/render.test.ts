@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import {
   type AgentInput,
   defineTool,
-  RenderError,
   type RenderContext,
+  RenderError,
   renderAgent,
   useInput,
   useModel,
@@ -17,6 +17,11 @@ const slot = () => (globalThis as Record<symbol, unknown>)[SLOT];
 
 const tool = (name: string, extra: object = {}) =>
   defineTool({ name, description: `The ${name} tool`, run: () => null, ...extra });
+const selectingIn = (select: () => void, ctx: RenderContext) =>
+  renderAgent(() => {
+    select();
+    return "";
+  }, ctx);
 const resultTool = (name: string) => tool(name, { output: { type: "object" }, result: true });
 
 describe("renderAgent", () => {
@@ -37,17 +42,25 @@ describe("renderAgent", () => {
   });
 
   it("refuses an agent that is not a function", () => {
-    expectFailure(() => renderAgent("agent" as never, context), RenderError, "agent_invalid", "a string");
+    expectFailure(
+      () => renderAgent("agent" as never, context),
+      RenderError,
+      "agent_invalid",
+      "a string",
+    );
   });
 
   it("refuses an async agent and restores the slot", () => {
     const error = expectFailure(
       () =>
-        renderAgent((async () => {
-          await Promise.resolve();
-          useTool("ask"); // rejects after the render: must not become an unhandled rejection
-          return "late";
-        }) as never, context),
+        renderAgent(
+          (async () => {
+            await Promise.resolve();
+            useTool("ask"); // rejects after the render: must not become an unhandled rejection
+            return "late";
+          }) as never,
+          context,
+        ),
       RenderError,
       "agent_async",
       "must be synchronous",
@@ -57,6 +70,7 @@ describe("renderAgent", () => {
   });
 
   it("refuses a thenable", () => {
+    // biome-ignore lint/suspicious/noThenProperty: a promise-like value is what is being tested
     const thenable = { then: (resolve: (v: string) => void) => resolve("x") };
     expectFailure(() => renderAgent(() => thenable as never, context), RenderError, "agent_async");
   });
@@ -92,10 +106,13 @@ describe("renderAgent", () => {
     const inner = tool("inner");
     let innerResult: unknown;
     const result = renderAgent(() => {
-      innerResult = renderAgent(() => {
-        useTool(inner);
-        return `inner ${useInput().text}`;
-      }, { input: { source: "system", text: "nested" } });
+      innerResult = renderAgent(
+        () => {
+          useTool(inner);
+          return `inner ${useInput().text}`;
+        },
+        { input: { source: "system", text: "nested" } },
+      );
       useTool(outer);
       return `outer ${useInput().text}`;
     }, context);
@@ -137,7 +154,11 @@ describe("renderAgent: tool selection rules", () => {
 
   it("refuses two different tools with the same name", () => {
     const error = expectFailure(
-      () => selecting(() => useTool(tool("lookup_order")), () => useTool(tool("lookup_order"))),
+      () =>
+        selecting(
+          () => useTool(tool("lookup_order")),
+          () => useTool(tool("lookup_order")),
+        ),
       RenderError,
       "tool_name_conflict",
       '"lookup_order"',
@@ -147,13 +168,38 @@ describe("renderAgent: tool selection rules", () => {
 
   it("refuses a built-in id that collides with a selected tool, in either order", () => {
     const search = tool("web-search");
-    expectFailure(() => selecting(() => useTool(search), () => useTool("web-search")), RenderError, "tool_name_conflict", '"web-search"', "built-in");
-    expectFailure(() => selecting(() => useTool("web-search"), () => useTool(search)), RenderError, "tool_name_conflict", '"web-search"', "built-in");
+    expectFailure(
+      () =>
+        selecting(
+          () => useTool(search),
+          () => useTool("web-search"),
+        ),
+      RenderError,
+      "tool_name_conflict",
+      '"web-search"',
+      "built-in",
+    );
+    expectFailure(
+      () =>
+        selecting(
+          () => useTool("web-search"),
+          () => useTool(search),
+        ),
+      RenderError,
+      "tool_name_conflict",
+      '"web-search"',
+      "built-in",
+    );
   });
 
   it("refuses a second result tool, naming both", () => {
     expectFailure(
-      () => selecting(() => useTool(resultTool("report")), () => useTool(tool("other")), () => useTool(resultTool("summary"))),
+      () =>
+        selecting(
+          () => useTool(resultTool("report")),
+          () => useTool(tool("other")),
+          () => useTool(resultTool("summary")),
+        ),
       RenderError,
       "result_tool_conflict",
       '"report"',
@@ -163,24 +209,34 @@ describe("renderAgent: tool selection rules", () => {
 
   it("accepts one result tool selected twice", () => {
     const report = resultTool("report");
-    expect(selecting(() => useTool(report), () => useTool(report)).tools).toEqual([report]);
+    expect(
+      selecting(
+        () => useTool(report),
+        () => useTool(report),
+      ).tools,
+    ).toEqual([report]);
   });
 
   it("refuses a built-in id the runtime does not offer, listing those it does", () => {
     const offered: RenderContext = { ...context, builtInToolIds: ["ask", "shell"] };
     const error = expectFailure(
-      () => renderAgent(() => (useTool("sandbox_exec"), ""), offered),
+      () => selectingIn(() => useTool("sandbox_exec"), offered),
       RenderError,
       "tool_unknown_builtin",
       '"sandbox_exec"',
       "ask, shell",
     );
     expect(error.details.tool).toBe("sandbox_exec");
-    expect(renderAgent(() => (useTool("shell"), ""), offered).builtInTools).toEqual(["shell"]);
+    expect(selectingIn(() => useTool("shell"), offered).builtInTools).toEqual(["shell"]);
   });
 
   it("says so when the runtime offers no built-in tools", () => {
-    expectFailure(() => renderAgent(() => (useTool("ask"), ""), { ...context, builtInToolIds: [] }), RenderError, "tool_unknown_builtin", "none");
+    expectFailure(
+      () => selectingIn(() => useTool("ask"), { ...context, builtInToolIds: [] }),
+      RenderError,
+      "tool_unknown_builtin",
+      "none",
+    );
   });
 });
 
@@ -207,7 +263,9 @@ describe("the seed's conditional tool", () => {
   const toolsFor = (input: AgentInput) => renderAgent(Agent, { input }).tools.map((t) => t.name);
 
   it("selects issue_refund only when the input mentions a refund", () => {
-    expect(toolsFor({ source: "user", text: "I want a REFUND for order A1" })).toEqual(["issue_refund"]);
+    expect(toolsFor({ source: "user", text: "I want a REFUND for order A1" })).toEqual([
+      "issue_refund",
+    ]);
     expect(toolsFor({ source: "user", text: "Where is order A1?" })).toEqual([]);
     expect(toolsFor({ source: "system" })).toEqual([]);
   });
@@ -224,7 +282,10 @@ describe("the seed's ask example", () => {
   }
 
   it("selects ask until the answer arrives", () => {
-    const asking = renderAgent(Agent, { input: { source: "user", text: "tidy up" }, builtInToolIds: ["ask"] });
+    const asking = renderAgent(Agent, {
+      input: { source: "user", text: "tidy up" },
+      builtInToolIds: ["ask"],
+    });
     expect(asking.builtInTools).toEqual(["ask"]);
     const answered = renderAgent(Agent, {
       input: { source: "user", answer: { questionId: "q1", value: "yes" } },

@@ -4,7 +4,12 @@ import { expectFailure, loose } from "./helpers.ts";
 
 const base = { name: "lookup_order", description: "Look up an order", run: () => null };
 
-function refused(extra: Record<string, unknown>, code: string, field: string, ...fragments: string[]) {
+function refused(
+  extra: Record<string, unknown>,
+  code: string,
+  field: string,
+  ...fragments: string[]
+) {
   const error = expectFailure(
     () => defineTool(loose({ ...base, ...extra })),
     ToolDefinitionError,
@@ -32,7 +37,13 @@ describe("input and output must be valid JSON Schemas", () => {
   });
 
   it("checks output the same way", () => {
-    refused({ output: { type: "object", required: "url" } }, "tool_schema_invalid", "output", "at output.required", "must be array");
+    refused(
+      { output: { type: "object", required: "url" } },
+      "tool_schema_invalid",
+      "output",
+      "at output.required",
+      "must be array",
+    );
   });
 
   it("uses array indexes in the reported place", () => {
@@ -119,10 +130,19 @@ describe("the draft is picked by $schema", () => {
   });
 
   it("accepts draft-07, where items may be a tuple and refs use definitions", () => {
-    for (const $schema of ["http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"]) {
+    for (const $schema of [
+      "http://json-schema.org/draft-07/schema#",
+      "http://json-schema.org/draft-07/schema",
+    ]) {
       const tool = defineTool({
         ...base,
-        input: { ...tuple, $schema, definitions: { s: { type: "string" } }, required: [], additionalProperties: { $ref: "#/definitions/s" } },
+        input: {
+          ...tuple,
+          $schema,
+          definitions: { s: { type: "string" } },
+          required: [],
+          additionalProperties: { $ref: "#/definitions/s" },
+        },
       });
       expect(tool.input?.$schema).toBe($schema);
     }
@@ -130,7 +150,13 @@ describe("the draft is picked by $schema", () => {
 
   it("validates draft-07 schemas against the draft-07 meta-schema", () => {
     refused(
-      { input: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", minProperties: "2" } },
+      {
+        input: {
+          $schema: "http://json-schema.org/draft-07/schema#",
+          type: "object",
+          minProperties: "2",
+        },
+      },
       "tool_schema_invalid",
       "input",
       "at input.minProperties",
@@ -151,11 +177,22 @@ describe("the draft is picked by $schema", () => {
 
 describe("input must describe an object", () => {
   it("refuses another top-level type", () => {
-    refused({ input: { type: "string" } }, "tool_input_not_object", "input", 'type: "object"', 'got type "string"');
+    refused(
+      { input: { type: "string" } },
+      "tool_input_not_object",
+      "input",
+      'type: "object"',
+      'got type "string"',
+    );
   });
 
   it("refuses a schema without a type", () => {
-    refused({ input: { properties: { a: { type: "string" } } } }, "tool_input_not_object", "input", 'no "type"');
+    refused(
+      { input: { properties: { a: { type: "string" } } } },
+      "tool_input_not_object",
+      "input",
+      'no "type"',
+    );
   });
 
   it("does not constrain output", () => {

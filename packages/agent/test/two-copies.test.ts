@@ -44,21 +44,27 @@ describe("two copies of the package", () => {
 
   it("render a tool from one copy with the other", () => {
     const fromA = copyA.defineTool(definition);
-    const result = copyB.renderAgent(() => {
-      copyB.useTool(fromA);
-      return "instructions";
-    }, { input: { source: "user" } });
+    const result = copyB.renderAgent(
+      () => {
+        copyB.useTool(fromA);
+        return "instructions";
+      },
+      { input: { source: "user" } },
+    );
     expect(result.tools).toEqual([fromA]);
   });
 
   it("share the current render through the global slot", () => {
     const fromB = copyB.defineTool({ ...definition, name: "from_b" });
-    const result = copyB.renderAgent(() => {
-      copyA.useModel("anthropic/claude-sonnet-4.6");
-      copyA.useTool(fromB);
-      copyA.useTool("ask");
-      return `text: ${copyA.useInput().text}`;
-    }, { input: { source: "user", text: "hi" } });
+    const result = copyB.renderAgent(
+      () => {
+        copyA.useModel("anthropic/claude-sonnet-4.6");
+        copyA.useTool(fromB);
+        copyA.useTool("ask");
+        return `text: ${copyA.useInput().text}`;
+      },
+      { input: { source: "user", text: "hi" } },
+    );
     expect(result).toEqual({
       model: "anthropic/claude-sonnet-4.6",
       tools: [fromB],
@@ -70,15 +76,25 @@ describe("two copies of the package", () => {
   it("apply the selection rules across copies", () => {
     expectFailure(
       () =>
-        copyA.renderAgent(() => {
-          copyA.useTool(copyA.defineTool(definition));
-          copyB.useTool(copyB.defineTool(definition));
-          return "";
-        }, { input: { source: "user" } }),
+        copyA.renderAgent(
+          () => {
+            copyA.useTool(copyA.defineTool(definition));
+            copyB.useTool(copyB.defineTool(definition));
+            return "";
+          },
+          { input: { source: "user" } },
+        ),
       copyA.OpenComputerError,
       "tool_name_conflict",
       '"lookup_order"',
     );
+  });
+
+  it("recognise each other's errors with instanceof, by class", () => {
+    const error = expectFailure(() => copyB.useInput(), copyA.RenderError, "hooks_outside_render");
+    expect(error).toBeInstanceOf(copyA.OpenComputerError);
+    expect(error).not.toBeInstanceOf(copyA.ToolDefinitionError);
+    expect(new Error("plain")).not.toBeInstanceOf(copyA.OpenComputerError);
   });
 
   it("both refuse hooks once the render is over", () => {

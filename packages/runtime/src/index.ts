@@ -1,5 +1,6 @@
 export type { AgentResolver, LoadedAgent } from "./agents/resolver.ts";
 export { AgentNotFoundError, createSourceAgents, parseAgentRef } from "./agents/source-agents.ts";
+export { createStaticAgents, type StaticAgentsOptions } from "./agents/static-agents.ts";
 export { canonicalJson, jsonDigest } from "./digest.ts";
 export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
 export type { Logger } from "./engine/context.ts";
@@ -13,6 +14,7 @@ export { newId } from "./ids.ts";
 export { ModelError, toModelError } from "./models/model-error.ts";
 export { createModelResolver, type ModelContext, type ModelFactory, type ModelResolver, parseModelId } from "./models/resolver.ts";
 export { createScriptModel } from "./models/script-model.ts";
+export type { Script, ScriptStep, ScriptToolCall } from "./models/script-file.ts";
 export { StoreError } from "./store/errors.ts";
 export type * from "./store/port.ts";
 export type * from "./store/records.ts";

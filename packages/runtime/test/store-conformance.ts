@@ -70,7 +70,14 @@ function turnRecord(sessionId: string, over: Partial<TurnRecord> = {}): TurnReco
 }
 
 function messageRecord(sessionId: string, turnId: string, id = uid("msg")): MessageRecord {
-  return { id, sessionId, turnId, role: "assistant", content: [{ type: "text", text: id }], createdAt: OLD };
+  return {
+    id,
+    sessionId,
+    turnId,
+    role: "assistant",
+    content: [{ type: "text", text: id }],
+    createdAt: OLD,
+  };
 }
 
 function toolCallRecord(sessionId: string, turnId: string, over: Partial<ToolCallRecord> = {}) {
@@ -320,7 +327,10 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         );
         expect(await snapshot(s.id)).toStrictEqual(before);
         const ok = await store.apply(s.id, { ...fullBatch(s.id, turn.id), fence: current });
-        expect(ok.map((e) => e.seq)).toEqual([before.session!.lastSeq + 1, before.session!.lastSeq + 2]);
+        expect(ok.map((e) => e.seq)).toEqual([
+          before.session!.lastSeq + 1,
+          before.session!.lastSeq + 2,
+        ]);
       });
 
       it("refuses a fence on a session nobody leased, and accepts the holder after expiry", async () => {
@@ -364,11 +374,17 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const turn = await newTurn(s.id);
         const before = await snapshot(s.id);
         await expectRefused(
-          store.apply(s.id, { ...fullBatch(s.id, turn.id), expectSession: { status: ["running", "new"] } }),
+          store.apply(s.id, {
+            ...fullBatch(s.id, turn.id),
+            expectSession: { status: ["running", "new"] },
+          }),
           "session_state",
         );
         expect(await snapshot(s.id)).toStrictEqual(before);
-        await store.apply(s.id, { ...fullBatch(s.id, turn.id), expectSession: { status: ["idle"] } });
+        await store.apply(s.id, {
+          ...fullBatch(s.id, turn.id),
+          expectSession: { status: ["idle"] },
+        });
         expect((await store.getSession(s.id))!.status).toBe("running");
       });
 
@@ -379,8 +395,14 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const expectSession = { status: ["running"] as const };
         const fence = { runtimeId: "rt_x", epoch: 7 };
         const batch = { ops: [], events: [ev("x")] };
-        await expectRefused(store.apply(s.id, { ...batch, fence, expectTurn, expectSession }), "stale_epoch");
-        await expectRefused(store.apply(s.id, { ...batch, expectTurn, expectSession }), "turn_not_active");
+        await expectRefused(
+          store.apply(s.id, { ...batch, fence, expectTurn, expectSession }),
+          "stale_epoch",
+        );
+        await expectRefused(
+          store.apply(s.id, { ...batch, expectTurn, expectSession }),
+          "turn_not_active",
+        );
         await expectRefused(store.apply(s.id, { ...batch, expectSession }), "session_state");
       });
 
@@ -406,7 +428,10 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         await store.apply(s.id, { ops: [{ type: "result.insert", record: first }], events: [] });
         const before = await snapshot(s.id);
         const batch = fullBatch(s.id, turn.id);
-        const dup = resultRecord(s.id, turn.id, { toolCallId: first.toolCallId, data: { other: 1 } });
+        const dup = resultRecord(s.id, turn.id, {
+          toolCallId: first.toolCallId,
+          data: { other: 1 },
+        });
         await expectRefused(
           store.apply(s.id, {
             ...batch,
@@ -418,7 +443,10 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(await store.getResultByCall(s.id, first.toolCallId)).toStrictEqual(first);
         const sameId = resultRecord(s.id, turn.id, { resultId: first.resultId });
         await expectRefused(
-          store.apply(s.id, { ops: [{ type: "result.insert", record: sameId }], events: [ev("x")] }),
+          store.apply(s.id, {
+            ops: [{ type: "result.insert", record: sameId }],
+            events: [ev("x")],
+          }),
           "duplicate",
         );
         expect(await snapshot(s.id)).toStrictEqual(before);
@@ -476,7 +504,11 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
               id: b.id,
               patch: { status: "failed", error: { code: "tool_failed", message: "x", tool: "t" } },
             },
-            { type: "turn.update", id: b.id, patch: { steps: 2, settledAt: "2024-01-01T00:00:00.000Z" } },
+            {
+              type: "turn.update",
+              id: b.id,
+              patch: { steps: 2, settledAt: "2024-01-01T00:00:00.000Z" },
+            },
           ],
           events: [],
         });
@@ -499,7 +531,10 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const turn = await newTurn(s.id);
         const ids = ["msg_b", "msg_c", "msg_a"];
         await store.apply(s.id, {
-          ops: ids.slice(0, 2).map((id) => ({ type: "message.insert" as const, message: messageRecord(s.id, turn.id, id) })),
+          ops: ids.slice(0, 2).map((id) => ({
+            type: "message.insert" as const,
+            message: messageRecord(s.id, turn.id, id),
+          })),
           events: [],
         });
         await store.apply(s.id, {
@@ -559,7 +594,13 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
           ops: [
             {
               type: "session.update",
-              patch: { status: "running", labels: { a: "b" }, result, question: { q: 1 }, runtime: { r: 2 } },
+              patch: {
+                status: "running",
+                labels: { a: "b" },
+                result,
+                question: { q: 1 },
+                runtime: { r: 2 },
+              },
             },
           ],
           events: [],
@@ -567,8 +608,17 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const after = (await store.getSession(s.id))!;
         expect(after.revision).toBeGreaterThan(r2);
         expect(after.updatedAt).not.toBe(OLD);
-        expect(after).toMatchObject({ status: "running", labels: { a: "b" }, result, question: { q: 1 }, runtime: { r: 2 } });
-        await store.apply(s.id, { ops: [{ type: "session.update", patch: { result: null } }], events: [] });
+        expect(after).toMatchObject({
+          status: "running",
+          labels: { a: "b" },
+          result,
+          question: { q: 1 },
+          runtime: { r: 2 },
+        });
+        await store.apply(s.id, {
+          ops: [{ type: "session.update", patch: { result: null } }],
+          events: [],
+        });
         const cleared = (await store.getSession(s.id))!;
         expect(cleared.result).toBeNull();
         expect(cleared.labels).toEqual({ a: "b" });
@@ -587,10 +637,15 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         }
         expect(await store.listResults(s.id, { limit: 10 })).toStrictEqual([rc, ra, rb]);
         expect(await store.listResults(s.id, { limit: 2 })).toStrictEqual([rc, ra]);
-        expect(await store.listResults(s.id, { after: "res_c", limit: 10 })).toStrictEqual([ra, rb]);
+        expect(await store.listResults(s.id, { after: "res_c", limit: 10 })).toStrictEqual([
+          ra,
+          rb,
+        ]);
         expect(await store.listResults(s.id, { after: "res_b", limit: 10 })).toStrictEqual([]);
         expect(await store.listResults(s.id, { turnId: t1.id, limit: 10 })).toStrictEqual([rc, rb]);
-        expect(await store.listResults(s.id, { turnId: t1.id, after: "res_c", limit: 10 })).toStrictEqual([rb]);
+        expect(
+          await store.listResults(s.id, { turnId: t1.id, after: "res_c", limit: 10 }),
+        ).toStrictEqual([rb]);
         expect(await store.getResult(s.id, "res_a")).toStrictEqual(ra);
         expect(await store.getResultByCall(s.id, rb.toolCallId)).toStrictEqual(rb);
         const other = await newSession();
@@ -601,7 +656,7 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
       it("hands back JSON values exactly as given", async () => {
         const tricky = {
           nested: { deep: [1, 2.5, -3e-7, 9007199254740991, true, false, null, "", {}, []] },
-          unicode: "héllo — 日本語 🧪 \u0000 \u2028 \"quoted\" \\ \n\t",
+          unicode: 'héllo — 日本語 🧪 \u0000 \u2028 "quoted" \\ \n\t',
           "key.with.dots": "x",
           "$[0]": { "": null },
           nothing: null,
@@ -616,10 +671,19 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const turn = turnRecord(s.id, {
           input: { source: "user", text: "🧪", payload: tricky, steering: [{ source: "system" }] },
         });
-        const call = toolCallRecord(s.id, turn.id, { input: tricky, output: [tricky], status: "completed" });
+        const call = toolCallRecord(s.id, turn.id, {
+          input: tricky,
+          output: [tricky],
+          status: "completed",
+        });
         const result = resultRecord(s.id, turn.id, { data: tricky });
         const message = { ...messageRecord(s.id, turn.id), content: tricky };
-        const sessionResult = { turnId: turn.id, callId: call.callId, reportedAt: OLD, data: tricky };
+        const sessionResult = {
+          turnId: turn.id,
+          callId: call.callId,
+          reportedAt: OLD,
+          data: tricky,
+        };
         const appended = await store.apply(s.id, {
           ops: [
             { type: "turn.insert", turn },
@@ -628,7 +692,13 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
             { type: "result.insert", record: result },
             { type: "session.update", patch: { result: sessionResult } },
           ],
-          events: [ev("a", tricky, turn.id), ev("b", null), ev("c", "text"), ev("d", 42), ev("e", [])],
+          events: [
+            ev("a", tricky, turn.id),
+            ev("b", null),
+            ev("c", "text"),
+            ev("d", 42),
+            ev("e", []),
+          ],
         });
         expect(await store.getTurn(s.id, turn.id)).toStrictEqual(turn);
         expect(await store.listMessages(s.id)).toStrictEqual([message]);
@@ -663,12 +733,20 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const s = await newSession();
         const old = (await store.acquireLease(s.id, "rt_1", 1000, T))!;
         const taken = await store.acquireLease(s.id, "rt_2", 1000, T + 1000);
-        expect(taken).toStrictEqual({ runtimeId: "rt_2", epoch: old.epoch + 1, expiresAt: T + 2000 });
+        expect(taken).toStrictEqual({
+          runtimeId: "rt_2",
+          epoch: old.epoch + 1,
+          expiresAt: T + 2000,
+        });
         expect(await store.renewLease(s.id, old, 1000, T + 1001)).toBeNull();
         await store.releaseLease(s.id, old);
         expect((await store.getSession(s.id))!.lease).toStrictEqual(taken);
         const renewed = await store.renewLease(s.id, taken!, 5000, T + 1500);
-        expect(renewed).toStrictEqual({ runtimeId: "rt_2", epoch: old.epoch + 1, expiresAt: T + 6500 });
+        expect(renewed).toStrictEqual({
+          runtimeId: "rt_2",
+          epoch: old.epoch + 1,
+          expiresAt: T + 6500,
+        });
         expect((await store.getSession(s.id))!.lease).toStrictEqual(renewed);
         expect(await store.renewLease("ses_missing", taken!, 1000, T)).toBeNull();
       });
@@ -679,12 +757,22 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         await store.releaseLease(s.id, lease);
         expect((await store.getSession(s.id))!.lease).toStrictEqual({ ...lease, expiresAt: 0 });
         const next = await store.acquireLease(s.id, "rt_2", 1000, T + 1);
-        expect(next).toStrictEqual({ runtimeId: "rt_2", epoch: lease.epoch + 1, expiresAt: T + 1001 });
-        await expectRefused(store.apply(s.id, { fence: lease, ops: [], events: [ev("x")] }), "stale_epoch");
+        expect(next).toStrictEqual({
+          runtimeId: "rt_2",
+          epoch: lease.epoch + 1,
+          expiresAt: T + 1001,
+        });
+        await expectRefused(
+          store.apply(s.id, { fence: lease, ops: [], events: [ev("x")] }),
+          "stale_epoch",
+        );
       });
 
       it("refuses to lease a session that does not exist", async () => {
-        await expectRefused(store.acquireLease("ses_missing", "rt_1", 1000, T), "session_not_found");
+        await expectRefused(
+          store.acquireLease("ses_missing", "rt_1", 1000, T),
+          "session_not_found",
+        );
       });
     });
 
@@ -714,7 +802,10 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
           cursor = { createdAt: last.createdAt, id: last.id };
         }
         expect(paged).toEqual(order);
-        expect(ids(await store.listSessions({ agentId: "agent_b", limit: 100 }))).toEqual(["ses_y1", "ses_x2"]);
+        expect(ids(await store.listSessions({ agentId: "agent_b", limit: 100 }))).toEqual([
+          "ses_y1",
+          "ses_x2",
+        ]);
         expect(ids(await store.listSessions({ status: "ended", limit: 100 }))).toEqual(["ses_x4"]);
         expect(ids(await store.listSessions({ labels: { env: "prod" }, limit: 100 }))).toEqual([
           "ses_x3",
@@ -724,8 +815,12 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(
           ids(await store.listSessions({ labels: { env: "prod", team: "a" }, limit: 100 })),
         ).toEqual(["ses_x3", "ses_x2"]);
-        expect(ids(await store.listSessions({ labels: { "app.tier": "web" }, limit: 100 }))).toEqual(["ses_z1"]);
-        expect(ids(await store.listSessions({ labels: { env: "staging" }, limit: 100 }))).toEqual([]);
+        expect(
+          ids(await store.listSessions({ labels: { "app.tier": "web" }, limit: 100 })),
+        ).toEqual(["ses_z1"]);
+        expect(ids(await store.listSessions({ labels: { env: "staging" }, limit: 100 }))).toEqual(
+          [],
+        );
         expect(
           ids(
             await store.listSessions({
@@ -735,11 +830,16 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
             }),
           ),
         ).toEqual(["ses_x2"]);
-        expect(ids(await store.listSessions({ agentId: "agent_b", status: "idle", limit: 100 }))).toEqual([]);
+        expect(
+          ids(await store.listSessions({ agentId: "agent_b", status: "idle", limit: 100 })),
+        ).toEqual([]);
       });
 
       it("lists recoverable sessions: queued or running work and no live lease", async () => {
-        const make = async (turnStatus: TurnRecord["status"] | null, over: Partial<SessionRecord> = {}) => {
+        const make = async (
+          turnStatus: TurnRecord["status"] | null,
+          over: Partial<SessionRecord> = {},
+        ) => {
           const s = await newSession(over);
           if (turnStatus !== null) await newTurn(s.id, { status: turnStatus });
           return s.id;
@@ -751,7 +851,10 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const ended = await make("queued", { status: "ended" });
         const idle = await make(null);
         const released = await make("running");
-        await store.releaseLease(released, (await store.acquireLease(released, "rt_1", 60_000, T))!);
+        await store.releaseLease(
+          released,
+          (await store.acquireLease(released, "rt_1", 60_000, T))!,
+        );
         await newTurn(settled, { status: "cancelled" });
         expect(idle).toBeTruthy();
         expect(ended).toBeTruthy();

@@ -2,8 +2,9 @@
 // been applied; each open applies the missing ones inside BEGIN IMMEDIATE, so two processes
 // opening the same new file at once serialise on the write lock and the second finds the
 // work done.
-import type Database from "better-sqlite3";
+
 import { StoreError } from "@opencomputer/runtime";
+import type Database from "better-sqlite3";
 
 // JSON-valued columns hold JSON text (never SQL NULL: a JSON null is the text `null`), so a
 // value comes back exactly as it went in. Ids are unique within their session.

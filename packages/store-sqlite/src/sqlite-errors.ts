@@ -6,9 +6,14 @@ const DUPLICATE_CODES = new Set(["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_
 
 export function toStoreError(error: unknown): unknown {
   if (error instanceof Error && DUPLICATE_CODES.has((error as { code?: string }).code ?? "")) {
-    return new StoreError("duplicate", `A unique key is already taken: ${error.message}`, {}, {
-      cause: error,
-    });
+    return new StoreError(
+      "duplicate",
+      `A unique key is already taken: ${error.message}`,
+      {},
+      {
+        cause: error,
+      },
+    );
   }
   return error;
 }

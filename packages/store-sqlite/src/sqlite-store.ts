@@ -2,7 +2,7 @@
 // the hood, so concurrent callers in one process are serialised by the event loop; several
 // processes on the same file are serialised by SQLite's write lock (WAL, BEGIN IMMEDIATE,
 // busy_timeout).
-import Database from "better-sqlite3";
+
 import {
   type EventRecord,
   type Lease,
@@ -18,9 +18,15 @@ import {
   type TurnRecord,
   type WriteBatch,
 } from "@opencomputer/runtime";
-import { nextLease, RELEASE_LEASE, RENEW_LEASE, SELECT_LEASE, WRITE_LEASE } from "./lease.ts";
-import { type LeaseRow } from "./lease.ts";
-import { migrate } from "./schema.ts";
+import Database from "better-sqlite3";
+import {
+  type LeaseRow,
+  nextLease,
+  RELEASE_LEASE,
+  RENEW_LEASE,
+  SELECT_LEASE,
+  WRITE_LEASE,
+} from "./lease.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
@@ -37,11 +43,12 @@ import {
   sessionParams,
   TOOL_CALL_COLUMNS,
   type ToolCallRow,
-  toolCallFromRow,
   TURN_COLUMNS,
   type TurnRow,
+  toolCallFromRow,
   turnFromRow,
 } from "./rows.ts";
+import { migrate } from "./schema.ts";
 import { toStoreError } from "./sqlite-errors.ts";
 import { StatementCache } from "./statements.ts";
 import { BatchWriter } from "./write-batch.ts";
@@ -191,10 +198,7 @@ export class SqliteStore implements Store {
     return row === undefined ? undefined : turnFromRow(row);
   }
 
-  async findTurnByIdempotencyKey(
-    sessionId: string,
-    key: string,
-  ): Promise<TurnRecord | undefined> {
+  async findTurnByIdempotencyKey(sessionId: string, key: string): Promise<TurnRecord | undefined> {
     const row = this.statements
       .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND idempotency_key = ?`)
       .get(sessionId, key) as TurnRow | undefined;
@@ -256,10 +260,7 @@ export class SqliteStore implements Store {
     return row === undefined ? undefined : resultFromRow(row);
   }
 
-  async getResultByCall(
-    sessionId: string,
-    toolCallId: string,
-  ): Promise<ResultRecord | undefined> {
+  async getResultByCall(sessionId: string, toolCallId: string): Promise<ResultRecord | undefined> {
     const row = this.statements
       .get(`SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = ? AND tool_call_id = ?`)
       .get(sessionId, toolCallId) as ResultRow | undefined;

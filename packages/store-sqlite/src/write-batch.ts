@@ -2,7 +2,7 @@
 // then the ops in order, then the events with the next seqs (invariant 1). Any throw rolls the
 // whole batch back. Hot path: statements are prepared once and patch-shaped UPDATEs are cached
 // by a bitmask of the patched fields.
-import type Database from "better-sqlite3";
+
 import {
   type EventRecord,
   type NewEvent,
@@ -12,6 +12,7 @@ import {
   type TurnStatus,
   type WriteBatch,
 } from "@opencomputer/runtime";
+import type Database from "better-sqlite3";
 import { newEventId } from "./event-id.ts";
 import { toJson } from "./rows.ts";
 import type { StatementCache } from "./statements.ts";

@@ -1,0 +1,63 @@
+// A runtime on a fresh temp-file SQLite database (WAL) running the support example on its
+// scripted model: what the engine benchmarks drive.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  createModelResolver,
+  createRuntime,
+  createScriptModel,
+  createSourceAgents,
+  type Runtime,
+  type TurnRecord,
+} from "@opencomputer/runtime";
+import { createSqliteStore, type SqliteStore } from "@opencomputer/store-sqlite";
+import { AGENT_ID, SCRIPT_MODEL, SUPPORT_DIR, USER_TEXT } from "./scenario.ts";
+
+export type Durability = "normal" | "full";
+
+export interface EngineFixture {
+  runtime: Runtime;
+  store: SqliteStore;
+  dbPath: string;
+  /** One session, one turn, to settlement. */
+  runOnce(): Promise<{ sessionId: string; turn: TurnRecord }>;
+  close(): Promise<void>;
+}
+
+export async function openEngine(durability: Durability): Promise<EngineFixture> {
+  const dir = mkdtempSync(join(tmpdir(), "oc-bench-"));
+  const dbPath = join(dir, "data.db");
+  const store = createSqliteStore({ path: dbPath, durability });
+  const runtime = createRuntime({
+    store,
+    agents: createSourceAgents(SUPPORT_DIR),
+    models: createModelResolver({
+      providers: { script: createScriptModel },
+      override: SCRIPT_MODEL,
+    }),
+  });
+  await runtime.start();
+
+  async function runOnce() {
+    const { session } = await runtime.sessions.create({ agentId: AGENT_ID });
+    const sent = await runtime.sessions.sendTurn(session.id, { text: USER_TEXT });
+    const turn = await runtime.sessions.waitForTurn(session.id, sent.turnId);
+    if (turn.status !== "completed") {
+      throw new Error(`turn ${turn.id} ended ${turn.status}: ${JSON.stringify(turn.error)}`);
+    }
+    return { sessionId: session.id, turn };
+  }
+
+  return {
+    runtime,
+    store,
+    dbPath,
+    runOnce,
+    async close() {
+      await runtime.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

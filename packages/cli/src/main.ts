@@ -1,0 +1,40 @@
+import { OpenComputerError } from "@opencomputer/agent";
+import { sessionCommand } from "./commands/session.ts";
+
+const USAGE = `Usage: opencomputer <command> [options]
+
+Commands:
+  session [--dir DIR] [--agent ID] [--json] "text"
+      Run one turn of an agent on the embedded store (.opencomputer/data.db in DIR)
+      and print its events and the session result. Exit code 0 when the turn completed.
+
+Environment:
+  OPENCOMPUTER_MODEL   Replace every agent's model, e.g. script/demo (a scripted model
+                       read from opencomputer/scripts/demo.json) to test an agent offline.
+`;
+
+/** Runs the CLI; returns the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "session":
+        return await sessionCommand(rest);
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        process.stdout.write(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof OpenComputerError) {
+      process.stderr.write(`error ${error.code}: ${error.message}\n`);
+      return error.code === "usage" ? 2 : 1;
+    }
+    throw error;
+  }
+}

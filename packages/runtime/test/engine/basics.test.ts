@@ -1,0 +1,177 @@
+import { defineTool, useInput, useModel, useTool } from "@opencomputer/agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Harness, harness, ofType, types } from "./harness.ts";
+
+const seen: Array<Record<string, unknown>> = [];
+const lookupOrder = defineTool({
+  name: "lookup_order",
+  description: "Look up an order by ID and return its current status",
+  input: {
+    type: "object",
+    properties: { orderId: { type: "string" } },
+    required: ["orderId"],
+    additionalProperties: false,
+  },
+  async run(ctx) {
+    seen.push({ ...ctx });
+    await ctx.reportProgress({ phase: "looking" });
+    return { orderId: String(ctx.input.orderId), status: "processing" };
+  },
+});
+
+const issueRefund = defineTool({
+  name: "issue_refund",
+  description: "Refund an order",
+  input: { type: "object", properties: { orderId: { type: "string" } } },
+  run: () => ({ refunded: true }),
+});
+
+function support() {
+  useModel("anthropic/claude-sonnet-4.6");
+  useTool(lookupOrder);
+  const input = useInput();
+  if (input.text?.toLowerCase().includes("refund")) useTool(issueRefund);
+  return "Help customers check orders. Ask for an order ID before lookup.";
+}
+
+let h: Harness;
+afterEach(async () => {
+  seen.length = 0;
+  await h?.close();
+});
+
+describe("a turn", () => {
+  it("runs model step → tool → model step and commits every event in order", async () => {
+    h = await harness({
+      agents: { support },
+      steps: [
+        { text: "Let me look.", toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] },
+        { text: "A1 is processing." },
+      ],
+    });
+    const { sessionId, events } = await h.run("Where is A1?");
+    expect(types(events)).toEqual([
+      "session.created",
+      "message.received",
+      "turn.queued",
+      "turn.started",
+      "session.status_changed",
+      "agent.rendered",
+      "message.completed",
+      "usage.recorded",
+      "tool.started",
+      "tool.progress",
+      "tool.completed",
+      "agent.rendered",
+      "message.completed",
+      "usage.recorded",
+      "turn.completed",
+      "session.status_changed",
+    ]);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const completed = ofType(events, "tool.completed")[0]!;
+    expect(completed.data).toMatchObject({ tool: "lookup_order", output: { orderId: "A1", status: "processing" } });
+    expect(completed.data.result).toBeUndefined();
+    expect(ofType(events, "tool.progress")[0]!.data.metadata).toEqual({ phase: "looking" });
+    const session = await h.runtime.sessions.get(sessionId);
+    expect(session.status).toBe("idle");
+    expect(session.turns.map((t) => t.status)).toEqual(["completed"]);
+  });
+
+  it("gives run() the full context the seed documents", async () => {
+    h = await harness({
+      agents: { support },
+      steps: [{ toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] }, { text: "done" }],
+    });
+    const { sessionId, events } = await h.run("A1?");
+    const ctx = seen[0]!;
+    const started = ofType(events, "tool.started")[0]!;
+    const assistant = (await h.store.listMessages(sessionId)).find((m) => m.role === "assistant")!;
+    expect(ctx.input).toEqual({ orderId: "A1" });
+    expect(ctx.sessionId).toBe(sessionId);
+    expect(ctx.toolCallId).toBe(started.data.callId);
+    expect(ctx.messageId).toBe(assistant.id);
+    expect(ctx.agentId).toBe("support");
+    expect(ctx.signal).toBeInstanceOf(AbortSignal);
+    expect(typeof ctx.reportProgress).toBe("function");
+  });
+
+  it("gives each call a toolCallId unique within the session", async () => {
+    h = await harness({
+      agents: { support },
+      steps: [
+        {
+          toolCalls: [
+            { name: "lookup_order", input: { orderId: "A1" } },
+            { name: "lookup_order", input: { orderId: "A2" } },
+          ],
+        },
+        { toolCalls: [{ name: "lookup_order", input: { orderId: "A3" } }] },
+        { text: "done" },
+      ],
+    });
+    const { events } = await h.run("three orders");
+    const ids = ofType(events, "tool.started").map((e) => e.data.callId);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it("renders the agent again before every model step, following the current input", async () => {
+    h = await harness({
+      agents: { support },
+      steps: [{ toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] }, { text: "ok" }, { text: "refund noted" }],
+    });
+    const { events } = await h.run("Where is A1?");
+    const renders = ofType(events, "agent.rendered");
+    expect(renders).toHaveLength(2);
+    expect(renders[0]!.data.enabledTools).toEqual(["lookup_order"]);
+    expect(renders[0]!.data.instructions).toBe("Help customers check orders. Ask for an order ID before lookup.");
+    expect(renders[0]!.data.renderId).not.toBe(renders[1]!.data.renderId);
+
+    const refund = await h.run("I want a refund for A1");
+    expect(ofType(refund.events, "agent.rendered")[0]!.data.enabledTools).toEqual(["lookup_order", "issue_refund"]);
+  });
+
+  it("queues turns of one session and runs them in order", async () => {
+    h = await harness({ agents: { support }, steps: [{ text: "one" }, { text: "two" }, { text: "three" }] });
+    const { session } = await h.runtime.sessions.create({ agentId: "support" });
+    const a = await h.runtime.sessions.sendTurn(session.id, { text: "1" });
+    const b = await h.runtime.sessions.sendTurn(session.id, { text: "2" });
+    const c = await h.runtime.sessions.sendTurn(session.id, { text: "3" });
+    await h.runtime.sessions.waitForTurn(session.id, c.turnId);
+    const events = await h.events(session.id);
+    const order = ofType(events, "turn.completed").map((e) => e.turnId);
+    expect(order).toEqual([a.turnId, b.turnId, c.turnId]);
+    expect(ofType(events, "message.completed").map((e) => e.data.text)).toEqual(["one", "two", "three"]);
+  });
+
+  it("returns the same turn for a reused idempotency key", async () => {
+    h = await harness({ agents: { support }, steps: [{ text: "one" }, { text: "two" }] });
+    const { session } = await h.runtime.sessions.create({ agentId: "support" });
+    const first = await h.runtime.sessions.sendTurn(session.id, { text: "1" }, { idempotencyKey: "k1" });
+    const again = await h.runtime.sessions.sendTurn(session.id, { text: "1" }, { idempotencyKey: "k1" });
+    expect(first.duplicate).toBe(false);
+    expect(again).toMatchObject({ turnId: first.turnId, duplicate: true });
+    await h.runtime.sessions.waitForTurn(session.id, first.turnId);
+    expect((await h.runtime.sessions.get(session.id)).turns).toHaveLength(1);
+  });
+
+  it("refuses malformed input with a typed error naming the field, writing nothing", async () => {
+    h = await harness({ agents: { support }, steps: [] });
+    const { session } = await h.runtime.sessions.create({ agentId: "support" });
+    const before = await h.events(session.id);
+    await expect(h.runtime.sessions.sendTurn(session.id, { txt: "typo" })).rejects.toMatchObject({
+      code: "invalid_input",
+      details: { path: "input.txt" },
+    });
+    await expect(h.runtime.sessions.sendTurn(session.id, { text: 42 })).rejects.toMatchObject({ details: { path: "input.text" } });
+    await expect(h.runtime.sessions.sendTurn(session.id, { text: "x".repeat(100_001) })).rejects.toMatchObject({
+      details: { path: "input.text" },
+    });
+    await expect(h.runtime.sessions.sendTurn(session.id, { text: "a" }, { mode: "later" as never })).rejects.toMatchObject({
+      details: { path: "mode" },
+    });
+    await expect(h.runtime.sessions.sendTurn("ses_missing", { text: "a" })).rejects.toMatchObject({ code: "not_found" });
+    expect(await h.events(session.id)).toEqual(before);
+  });
+});

@@ -1,0 +1,115 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentFunction } from "@opencomputer/agent";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { createSqliteStore } from "@opencomputer/store-sqlite";
+import {
+  createModelResolver,
+  createRuntime,
+  createScriptModel,
+  createStaticAgents,
+  type EventRecord,
+  type Logger,
+  type RuntimeOptions,
+  type ScriptStep,
+} from "@opencomputer/runtime";
+
+export interface Harness {
+  dir: string;
+  store: ReturnType<typeof createSqliteStore>;
+  runtime: ReturnType<typeof createRuntime>;
+  logs: Array<{ level: string; message: string; fields?: Record<string, unknown> }>;
+  /** Starts a session of `agent` and runs one turn to its end. */
+  run(text: string, agentId?: string): Promise<{ sessionId: string; turnId: string; events: EventRecord[] }>;
+  events(sessionId: string): Promise<EventRecord[]>;
+  script(name: string, steps: ScriptStep[]): void;
+  newRuntime(options?: Partial<RuntimeOptions>): ReturnType<typeof createRuntime>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions extends Partial<Omit<RuntimeOptions, "store" | "agents" | "models">> {
+  agents: Record<string, AgentFunction>;
+  /** Steps of the default script (`script/test`), used as every agent's model. */
+  steps?: ScriptStep[];
+  /** Extra model providers (e.g. a hand-written model for one test). */
+  providers?: Record<string, (name: string) => LanguageModelV3>;
+  model?: string;
+}
+
+/** A runtime on a real SQLite file in a temp dir, agents given as functions, a scripted model. */
+export async function harness(options: HarnessOptions): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), "oc-engine-"));
+  mkdirSync(join(dir, "opencomputer", "scripts"), { recursive: true });
+  const store = createSqliteStore({ path: join(dir, "data.db") });
+  const logs: Harness["logs"] = [];
+  const log: Logger = {
+    error: (message, fields) => logs.push({ level: "error", message, ...(fields ? { fields } : {}) }),
+    warn: (message, fields) => logs.push({ level: "warn", message, ...(fields ? { fields } : {}) }),
+  };
+  const script = (name: string, steps: ScriptStep[]) =>
+    writeFileSync(join(dir, "opencomputer", "scripts", `${name}.json`), JSON.stringify({ steps }));
+  script("test", options.steps ?? []);
+  const runtimes: Array<ReturnType<typeof createRuntime>> = [];
+  const newRuntime = (extra: Partial<RuntimeOptions> = {}) => {
+    const { agents, steps: _s, providers, model, ...rest } = options;
+    const rt = createRuntime({
+      store,
+      agents: createStaticAgents({ projectDir: dir, agents }),
+      models: createModelResolver({ providers: { script: createScriptModel, ...providers }, override: model ?? "script/test" }),
+      log,
+      cancelGraceMs: 200,
+      ...rest,
+      ...extra,
+    });
+    runtimes.push(rt);
+    return rt;
+  };
+  const runtime = newRuntime();
+  await runtime.start();
+  const events = async (sessionId: string) => {
+    const all: EventRecord[] = [];
+    for (;;) {
+      const page = await store.readEvents(sessionId, all.length ? all[all.length - 1]!.seq : 0, 500);
+      all.push(...page);
+      if (page.length < 500) return all;
+    }
+  };
+  return {
+    dir,
+    store,
+    runtime,
+    logs,
+    script,
+    newRuntime,
+    events,
+    async run(text, agentId = Object.keys(options.agents)[0]!) {
+      const { session } = await runtime.sessions.create({ agentId });
+      const { turnId } = await runtime.sessions.sendTurn(session.id, { text });
+      await runtime.sessions.waitForTurn(session.id, turnId, { timeoutMs: 20_000 });
+      return { sessionId: session.id, turnId, events: await events(session.id) };
+    },
+    async close() {
+      for (const rt of runtimes) await rt.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function types(events: EventRecord[]): string[] {
+  return events.map((e) => e.type);
+}
+
+export function ofType(events: EventRecord[], type: string): Array<EventRecord & { data: Record<string, unknown> }> {
+  return events.filter((e) => e.type === type) as Array<EventRecord & { data: Record<string, unknown> }>;
+}
+
+/** Resolves when `predicate` holds, polling; fails the test after `timeoutMs`. */
+export async function until(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -1,0 +1,101 @@
+// Micro-benchmark: µs per `apply` of a typical engine batch (1 turn.update + 2 events, fenced,
+// expectTurn) on a temp file with the default durability.
+// Run: node --import tsx packages/store-sqlite/bench/apply.ts [iterations]
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { WriteBatch } from "@opencomputer/runtime";
+import { createSqliteStore } from "../src/index.ts";
+
+const iterations = Number(process.argv[2] ?? 20_000);
+const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "oc-bench-"));
+
+async function measure(durability: "normal" | "full", iterations: number): Promise<number[]> {
+  const store = createSqliteStore({ path: join(dir, `${durability}.db`), durability });
+  const now = new Date().toISOString();
+  await store.createSession(
+    {
+      id: "ses_1",
+      agentId: "agent_a",
+      deploymentId: "dep_1",
+      environment: "production",
+      status: "running",
+      source: "api",
+      labels: {},
+      executionMode: "default",
+      result: null,
+      question: null,
+      runtime: {},
+      revision: 1,
+      lastSeq: 0,
+      idempotencyKey: null,
+      lease: null,
+      createdAt: now,
+      updatedAt: now,
+    },
+    [{ type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } }],
+  );
+  const lease = (await store.acquireLease("ses_1", "rt_1", 60_000))!;
+  await store.apply("ses_1", {
+    ops: [
+      {
+        type: "turn.insert",
+        turn: {
+          id: "turn_1",
+          sessionId: "ses_1",
+          input: { source: "user", text: "Where is my order A1?" },
+          mode: "queue",
+          status: "running",
+          outcome: null,
+          error: null,
+          idempotencyKey: null,
+          steps: 0,
+          createdAt: now,
+          updatedAt: now,
+          startedAt: now,
+          settledAt: null,
+        },
+      },
+    ],
+    events: [],
+  });
+
+  const batch = (step: number): WriteBatch => ({
+    fence: lease,
+    expectTurn: { id: "turn_1", status: ["running"] },
+    ops: [{ type: "turn.update", id: "turn_1", patch: { steps: step } }],
+    events: [
+      { type: "agent.rendered", turnId: "turn_1", data: { renderId: `r${step}`, model: "m" } },
+      { type: "message.completed", turnId: "turn_1", data: { text: "Order A1 has shipped." } },
+    ],
+  });
+
+  const samples: number[] = [];
+  const rounds = 5;
+  for (let round = 0; round <= rounds; round++) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < iterations; i++) await store.apply("ses_1", batch(i));
+    const us = Number(process.hrtime.bigint() - start) / 1000 / iterations;
+    if (round > 0) samples.push(us); // round 0 warms up the JIT and the page cache
+  }
+  await store.close();
+  return samples.sort((a, b) => a - b);
+}
+
+try {
+  // "full" fsyncs every commit: far slower, so fewer iterations.
+  for (const [durability, n] of [
+    ["normal", iterations],
+    ["full", Math.max(100, Math.floor(iterations / 50))],
+  ] as const) {
+    const samples = await measure(durability, n);
+    const median = samples[Math.floor(samples.length / 2)]!;
+    console.log(
+      `apply (1 turn.update + 2 events, durability=${durability}): ` +
+        `${median.toFixed(1)} µs median of ${samples.length} rounds × ${n} ` +
+        `(min ${samples[0]!.toFixed(1)}, max ${samples[samples.length - 1]!.toFixed(1)})`,
+    );
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
