@@ -1,6 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createModelResolver, createRuntime, createScriptModel, createSourceAgents } from "@opencomputer/runtime";
+import {
+  createModelResolver,
+  createRuntime,
+  createScriptModel,
+  createSourceAgents,
+} from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 
 /** The runtime on the embedded default: SQLite at `<dir>/.opencomputer/data.db`, agents from source. */

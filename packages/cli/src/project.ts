@@ -18,7 +18,13 @@ export function chooseAgent(projectDir: string, requested: string | undefined): 
   const agents = listAgents(projectDir);
   if (agents.length === 1) return agents[0]!;
   if (agents.length === 0) {
-    throw new OpenComputerError("usage", `No agents in ${join(projectDir, "opencomputer", "agents")}; pass --dir to a project`);
+    throw new OpenComputerError(
+      "usage",
+      `No agents in ${join(projectDir, "opencomputer", "agents")}; pass --dir to a project`,
+    );
   }
-  throw new OpenComputerError("usage", `Several agents (${agents.join(", ")}); choose one with --agent`);
+  throw new OpenComputerError(
+    "usage",
+    `Several agents (${agents.join(", ")}); choose one with --agent`,
+  );
 }

@@ -6,15 +6,27 @@ export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
 export type { Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
 export { RESULT_LIMIT_BYTES } from "./engine/result-commit.ts";
-export { createRuntime, type Runtime, type RuntimeOptions, type SendTurnOptions, type SendTurnResult } from "./engine/runtime.ts";
+export {
+  createRuntime,
+  type Runtime,
+  type RuntimeOptions,
+  type SendTurnOptions,
+  type SendTurnResult,
+} from "./engine/runtime.ts";
 export type { CreateSessionOptions } from "./engine/session-options.ts";
 export { TOOL_OUTPUT_LIMIT_BYTES } from "./engine/tool-call.ts";
 export type { SessionView, TurnView } from "./engine/view.ts";
 export { newId } from "./ids.ts";
 export { ModelError, toModelError } from "./models/model-error.ts";
-export { createModelResolver, type ModelContext, type ModelFactory, type ModelResolver, parseModelId } from "./models/resolver.ts";
-export { createScriptModel } from "./models/script-model.ts";
+export {
+  createModelResolver,
+  type ModelContext,
+  type ModelFactory,
+  type ModelResolver,
+  parseModelId,
+} from "./models/resolver.ts";
 export type { Script, ScriptStep, ScriptToolCall } from "./models/script-file.ts";
+export { createScriptModel } from "./models/script-model.ts";
 export { StoreError } from "./store/errors.ts";
 export type * from "./store/port.ts";
 export type * from "./store/records.ts";

@@ -15,15 +15,20 @@ export async function sessionCommand(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   const text = positionals.join(" ").trim();
-  if (!text) throw new OpenComputerError("usage", 'Give the message to send: opencomputer session "text"');
+  if (!text)
+    throw new OpenComputerError("usage", 'Give the message to send: opencomputer session "text"');
   const embedded = openEmbedded(values.dir ?? ".");
   const json = values.json ?? false;
-  const print = (e: EventRecord) => process.stdout.write(`${json ? JSON.stringify(e) : formatEvent(e)}\n`);
+  const print = (e: EventRecord) =>
+    process.stdout.write(`${json ? JSON.stringify(e) : formatEvent(e)}\n`);
   try {
     const { runtime } = embedded;
     await runtime.start();
     const agentId = chooseAgent(embedded.projectDir, values.agent);
-    const { session } = await runtime.sessions.create({ agentId: `${agentId}@development`, source: "api" });
+    const { session } = await runtime.sessions.create({
+      agentId: `${agentId}@development`,
+      source: "api",
+    });
     let cursor = 0;
     let reading = Promise.resolve();
     const drain = () => {
@@ -42,9 +47,13 @@ export async function sessionCommand(argv: string[]): Promise<number> {
     unsubscribe();
     const view = await runtime.sessions.get(session.id);
     if (json) {
-      process.stdout.write(`${JSON.stringify({ type: "session.summary", session: view.id, turn: turn.status, result: view.result })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ type: "session.summary", session: view.id, turn: turn.status, result: view.result })}\n`,
+      );
     } else {
-      process.stdout.write(`\nsession ${view.id}: turn ${turn.status}${turn.error ? ` (${turn.error.code}: ${turn.error.message})` : ""}\n`);
+      process.stdout.write(
+        `\nsession ${view.id}: turn ${turn.status}${turn.error ? ` (${turn.error.code}: ${turn.error.message})` : ""}\n`,
+      );
       process.stdout.write(`result: ${view.result ? JSON.stringify(view.result.data) : "none"}\n`);
     }
     return turn.status === "completed" ? 0 : 1;

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { OpenComputerError } from "@opencomputer/agent";
 import type { AgentFunction } from "@opencomputer/agent";
+import { OpenComputerError } from "@opencomputer/agent";
 import type { AgentResolver, LoadedAgent } from "./resolver.ts";
 
 const AGENT_ID = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -21,9 +21,13 @@ export function parseAgentRef(ref: string): { agentId: string; alias: string } {
     });
   }
   if (alias !== "production" && alias !== "development") {
-    throw new AgentNotFoundError("invalid_agent", `Alias "${alias}" must be development or production`, {
-      path: "agentId",
-    });
+    throw new AgentNotFoundError(
+      "invalid_agent",
+      `Alias "${alias}" must be development or production`,
+      {
+        path: "agentId",
+      },
+    );
   }
   return { agentId, alias };
 }
@@ -40,9 +44,13 @@ export function createSourceAgents(projectDir: string): AgentResolver {
   function agentDir(agentId: string): string {
     const dir = join(root, "opencomputer", "agents", agentId);
     if (!existsSync(join(dir, "agent.ts"))) {
-      throw new AgentNotFoundError("agent_not_found", `No agent "${agentId}": ${join(dir, "agent.ts")} does not exist`, {
-        path: "agentId",
-      });
+      throw new AgentNotFoundError(
+        "agent_not_found",
+        `No agent "${agentId}": ${join(dir, "agent.ts")} does not exist`,
+        {
+          path: "agentId",
+        },
+      );
     }
     return dir;
   }
@@ -60,9 +68,13 @@ export function createSourceAgents(projectDir: string): AgentResolver {
           const file = join(agentDir(agentId), "agent.ts");
           const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
           if (typeof mod.default !== "function") {
-            throw new OpenComputerError("deployment_invalid", `${file} must export a default agent function`, {
-              path: file,
-            });
+            throw new OpenComputerError(
+              "deployment_invalid",
+              `${file} must export a default agent function`,
+              {
+                path: file,
+              },
+            );
           }
           return { agentId, deploymentId, projectDir: root, render: mod.default as AgentFunction };
         })();
@@ -80,7 +92,8 @@ function digestDir(dir: string): string {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (/\.(ts|tsx|js|mjs|json)$/.test(name)) hash.update(p.slice(dir.length)).update(readFileSync(p));
+      else if (/\.(ts|tsx|js|mjs|json)$/.test(name))
+        hash.update(p.slice(dir.length)).update(readFileSync(p));
     }
   };
   walk(dir);

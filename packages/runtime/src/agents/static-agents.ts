@@ -1,7 +1,6 @@
 import type { AgentFunction } from "@opencomputer/agent";
-import { parseAgentRef } from "./source-agents.ts";
-import { AgentNotFoundError } from "./source-agents.ts";
 import type { AgentResolver } from "./resolver.ts";
+import { AgentNotFoundError, parseAgentRef } from "./source-agents.ts";
 
 export interface StaticAgentsOptions {
   /** Where scripts (`opencomputer/scripts`) and other project files live. */
@@ -17,9 +16,13 @@ export function createStaticAgents(options: StaticAgentsOptions): AgentResolver 
   const find = (agentId: string): AgentFunction => {
     const fn = options.agents[agentId];
     if (!fn) {
-      throw new AgentNotFoundError("agent_not_found", `No agent "${agentId}"; known: ${Object.keys(options.agents).join(", ")}`, {
-        path: "agentId",
-      });
+      throw new AgentNotFoundError(
+        "agent_not_found",
+        `No agent "${agentId}"; known: ${Object.keys(options.agents).join(", ")}`,
+        {
+          path: "agentId",
+        },
+      );
     }
     return fn;
   };

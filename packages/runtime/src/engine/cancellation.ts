@@ -31,7 +31,8 @@ export async function interruptTurns(
     };
     const local = workers.get(sessionId);
     let settled = false;
-    if (local?.activeTurnId === turn.id) settled = await local.cancel(turn.id, settlement, sessionStatus);
+    if (local?.activeTurnId === turn.id)
+      settled = await local.cancel(turn.id, settlement, sessionStatus);
     else settled = await settleTurn(ctx, turn, settlement, { sessionStatus });
     if (settled) done.push(turn.id);
   }
@@ -43,7 +44,11 @@ export async function interruptTurns(
  * cancelled (`session_ended`). After the first write no turn can be queued (sendTurn refuses an
  * ended session); a turn queued while it was being written is cancelled by a last pass.
  */
-export async function endSession(ctx: EngineContext, workers: Workers, sessionId: string): Promise<void> {
+export async function endSession(
+  ctx: EngineContext,
+  workers: Workers,
+  sessionId: string,
+): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const session = await ctx.store.getSession(sessionId);
     if (!session || session.status === "ended") return;
@@ -57,7 +62,8 @@ export async function endSession(ctx: EngineContext, workers: Workers, sessionId
       await write(ctx, sessionId, { expectSession: { status: [session.status] }, ops, events });
       break;
     } catch (error) {
-      if (attempt > 20 || !(error instanceof StoreError && error.code === "session_state")) throw error;
+      if (attempt > 20 || !(error instanceof StoreError && error.code === "session_state"))
+        throw error;
     }
   }
   const turns = await ctx.store.listTurns(sessionId);
@@ -77,12 +83,21 @@ function cancelQueued(turns: TurnRecord[]): { ops: WriteOp[]; events: NewEvent[]
     ops.push({
       type: "turn.update",
       id: turn.id,
-      patch: { status: "cancelled", settledAt: now, error: { code: "session_ended", message: "The session ended before the turn ran" } },
+      patch: {
+        status: "cancelled",
+        settledAt: now,
+        error: { code: "session_ended", message: "The session ended before the turn ran" },
+      },
     });
     events.push({
       type: "turn.cancelled",
       turnId: turn.id,
-      data: { reason: "session_ended", settledAfterMs: 0, operationsSettled: true, computerTerminated: false },
+      data: {
+        reason: "session_ended",
+        settledAfterMs: 0,
+        operationsSettled: true,
+        computerTerminated: false,
+      },
     });
   }
   return { ops, events };

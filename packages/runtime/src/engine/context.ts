@@ -25,7 +25,11 @@ export interface EngineContext {
 }
 
 /** Applies a batch and tells local waiters about the events it appended. */
-export async function write(ctx: EngineContext, sessionId: string, batch: WriteBatch): Promise<EventRecord[]> {
+export async function write(
+  ctx: EngineContext,
+  sessionId: string,
+  batch: WriteBatch,
+): Promise<EventRecord[]> {
   const events = await ctx.store.apply(sessionId, batch);
   if (events.length > 0) ctx.notifier.publish(sessionId, events);
   return events;

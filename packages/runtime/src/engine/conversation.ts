@@ -1,5 +1,5 @@
-import type { AgentInput, JsonValue } from "@opencomputer/agent";
 import type { LanguageModelV3Message, LanguageModelV3Prompt } from "@ai-sdk/provider";
+import type { AgentInput, JsonValue } from "@opencomputer/agent";
 import type { MessageRecord, ToolCallRecord } from "../store/records.ts";
 
 /**
@@ -50,9 +50,17 @@ export class Conversation {
         prompt.push({ role: "user", content: message.content as never });
         continue;
       }
-      prompt.push({ role: "assistant", content: message.content as never } as LanguageModelV3Message);
-      const results: Array<Extract<LanguageModelV3Message, { role: "tool" }>["content"][number]> = [];
-      for (const part of message.content as Array<{ type: string; toolCallId: string; toolName: string }>) {
+      prompt.push({
+        role: "assistant",
+        content: message.content as never,
+      } as LanguageModelV3Message);
+      const results: Array<Extract<LanguageModelV3Message, { role: "tool" }>["content"][number]> =
+        [];
+      for (const part of message.content as Array<{
+        type: string;
+        toolCallId: string;
+        toolName: string;
+      }>) {
         if (part.type !== "tool-call") continue;
         const call = this.calls.get(part.toolCallId);
         results.push({
@@ -72,7 +80,8 @@ function toolOutput(call: ToolCallRecord | undefined) {
   if (!call || call.status === "started") {
     return { type: "error-text" as const, value: "The tool call did not finish." };
   }
-  if (call.status === "failed") return { type: "error-text" as const, value: call.error ?? "The tool call failed." };
+  if (call.status === "failed")
+    return { type: "error-text" as const, value: call.error ?? "The tool call failed." };
   return { type: "json" as const, value: (call.output ?? null) as JsonValue & {} };
 }
 

@@ -1,4 +1,10 @@
-import { type AgentInput, type JsonValue, assertJsonCompatible, jsonByteLength, OpenComputerError } from "@opencomputer/agent";
+import {
+  type AgentInput,
+  assertJsonCompatible,
+  type JsonValue,
+  jsonByteLength,
+  OpenComputerError,
+} from "@opencomputer/agent";
 import type { TurnMode } from "../store/records.ts";
 
 /** Bounds on what one turn's input may carry. */
@@ -16,10 +22,12 @@ const fail = (path: string, message: string): never => {
 
 /** Checks a turn input from a client; returns a copy with only the known fields. */
 export function validateInput(raw: unknown): AgentInput {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail("input", "must be an object");
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    fail("input", "must be an object");
   const input = raw as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!KEYS.has(key)) fail(`input.${key}`, `is not an input field (allowed: ${[...KEYS].join(", ")})`);
+    if (!KEYS.has(key))
+      fail(`input.${key}`, `is not an input field (allowed: ${[...KEYS].join(", ")})`);
   }
   const source = input.source ?? "user";
   if (typeof source !== "string" || !SOURCES.has(source)) {

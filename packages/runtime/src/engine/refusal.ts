@@ -4,6 +4,8 @@ import { StoreError } from "../store/errors.ts";
 export function isFenceRefusal(error: unknown): boolean {
   return (
     error instanceof StoreError &&
-    (error.code === "stale_epoch" || error.code === "turn_not_active" || error.code === "session_state")
+    (error.code === "stale_epoch" ||
+      error.code === "turn_not_active" ||
+      error.code === "session_state")
   );
 }

@@ -1,4 +1,4 @@
-import { jsonByteLength, type JsonValue, type Tool } from "@opencomputer/agent";
+import { type JsonValue, jsonByteLength, type Tool } from "@opencomputer/agent";
 import { jsonDigest } from "../digest.ts";
 import { newId } from "../ids.ts";
 import { StoreError } from "../store/errors.ts";
@@ -30,7 +30,12 @@ export function schemaDigestOf(schema: object): string {
  * whose acknowledgement was lost is retried: the store's (session, toolCallId) uniqueness turns
  * the retry into a read of the same record.
  */
-export async function commitResult(scope: TurnScope, call: ToolCallRecord, tool: Tool, data: JsonValue) {
+export async function commitResult(
+  scope: TurnScope,
+  call: ToolCallRecord,
+  tool: Tool,
+  data: JsonValue,
+) {
   const output = tool.output as object;
   const invalid = checkSchema(output, data, "$");
   if (invalid) {
@@ -70,14 +75,25 @@ export async function commitResult(scope: TurnScope, call: ToolCallRecord, tool:
         ...guard(scope),
         ops: [
           { type: "result.insert", record },
-          { type: "session.update", patch: { result: { turnId: scope.turn.id, callId: call.callId, reportedAt: now, data } } },
+          {
+            type: "session.update",
+            patch: {
+              result: { turnId: scope.turn.id, callId: call.callId, reportedAt: now, data },
+            },
+          },
           { type: "toolCall.upsert", call: done },
         ],
         events: [
           {
             type: "tool.completed",
             turnId: scope.turn.id,
-            data: { tool: tool.name, callId: call.callId, title: tool.name, output: data, result: true },
+            data: {
+              tool: tool.name,
+              callId: call.callId,
+              title: tool.name,
+              output: data,
+              result: true,
+            },
           },
         ],
       });
@@ -85,7 +101,9 @@ export async function commitResult(scope: TurnScope, call: ToolCallRecord, tool:
       return;
     } catch (error) {
       if (isFenceRefusal(error)) return;
-      const existing = await scope.ctx.store.getResultByCall(scope.sessionId, call.callId).catch(() => undefined);
+      const existing = await scope.ctx.store
+        .getResultByCall(scope.sessionId, call.callId)
+        .catch(() => undefined);
       if (existing) {
         if (existing.dataDigest === record.dataDigest) {
           scope.conversation.setCall({ ...done, output: existing.data });
@@ -98,8 +116,16 @@ export async function commitResult(scope: TurnScope, call: ToolCallRecord, tool:
         );
       }
       if (error instanceof StoreError || attempt >= COMMIT_ATTEMPTS) {
-        scope.ctx.log.error("result commit failed", { sessionId: scope.sessionId, callId: call.callId, error: String(error) });
-        return commitFailure(scope, call, `The result of ${tool.name} could not be committed; call it again`);
+        scope.ctx.log.error("result commit failed", {
+          sessionId: scope.sessionId,
+          callId: call.callId,
+          error: String(error),
+        });
+        return commitFailure(
+          scope,
+          call,
+          `The result of ${tool.name} could not be committed; call it again`,
+        );
       }
       await new Promise((r) => setTimeout(r, 10 * 2 ** attempt));
     }

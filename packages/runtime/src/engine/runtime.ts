@@ -4,13 +4,19 @@ import { newId } from "../ids.ts";
 import type { ModelResolver } from "../models/resolver.ts";
 import { StoreError } from "../store/errors.ts";
 import type { NewEvent, Store } from "../store/port.ts";
-import type { EventRecord, ResultRecord, SessionSource, TurnMode, TurnRecord } from "../store/records.ts";
+import type {
+  EventRecord,
+  ResultRecord,
+  SessionSource,
+  TurnMode,
+  TurnRecord,
+} from "../store/records.ts";
 import { ConflictError, NotFoundError } from "./api-errors.ts";
-import { type EngineContext, type Logger, write } from "./context.ts";
 import { endSession, interruptTurns } from "./cancellation.ts";
+import { type EngineContext, type Logger, write } from "./context.ts";
 import { validateInput, validateMode } from "./input.ts";
 import { Notifier } from "./notifier.ts";
-import { validateCreateOptions, type CreateSessionOptions } from "./session-options.ts";
+import { type CreateSessionOptions, validateCreateOptions } from "./session-options.ts";
 import { SessionWorker } from "./session-worker.ts";
 import { type SessionView, toSessionView } from "./view.ts";
 import { waitForTurn } from "./wait.ts";
@@ -124,16 +130,25 @@ export function createRuntime(options: RuntimeOptions) {
     },
 
     async get(sessionId: string): Promise<SessionView> {
-      const [session, turns] = await Promise.all([mustGetSession(sessionId), store.listTurns(sessionId)]);
+      const [session, turns] = await Promise.all([
+        mustGetSession(sessionId),
+        store.listTurns(sessionId),
+      ]);
       return toSessionView(session, turns);
     },
 
-    async sendTurn(sessionId: string, rawInput: unknown, opts: SendTurnOptions = {}): Promise<SendTurnResult> {
+    async sendTurn(
+      sessionId: string,
+      rawInput: unknown,
+      opts: SendTurnOptions = {},
+    ): Promise<SendTurnResult> {
       const input: AgentInput = validateInput(rawInput);
       const mode = validateMode(opts.mode);
       const key = opts.idempotencyKey;
       if (key !== undefined && (typeof key !== "string" || key.length === 0 || key.length > 256)) {
-        throw new ConflictError("invalid_input", "idempotencyKey must be 1 to 256 characters", { path: "idempotencyKey" });
+        throw new ConflictError("invalid_input", "idempotencyKey must be 1 to 256 characters", {
+          path: "idempotencyKey",
+        });
       }
       const session = await mustGetSession(sessionId);
       if (key) {
@@ -141,7 +156,11 @@ export function createRuntime(options: RuntimeOptions) {
         if (existing) return duplicateOf(existing);
       }
       if (session.status === "ended") {
-        throw new ConflictError("session_ended", `Session ${sessionId} has ended; start a new session`, { path: "sessionId" });
+        throw new ConflictError(
+          "session_ended",
+          `Session ${sessionId} has ended; start a new session`,
+          { path: "sessionId" },
+        );
       }
       const turns = await store.listTurns(sessionId);
       const running = turns.filter((t) => t.status === "running");
@@ -162,14 +181,26 @@ export function createRuntime(options: RuntimeOptions) {
         settledAt: null,
       };
       const events: NewEvent[] = [
-        { type: "message.received", turnId: turn.id, data: { input: input as unknown as JsonValue, mode } },
+        {
+          type: "message.received",
+          turnId: turn.id,
+          data: { input: input as unknown as JsonValue, mode },
+        },
         { type: "turn.queued", turnId: turn.id, data: { mode } },
       ];
       if (mode === "steer" && running[0]) {
-        events.push({ type: "turn.steered", turnId: turn.id, data: { activeTurnId: running[0].id } });
+        events.push({
+          type: "turn.steered",
+          turnId: turn.id,
+          data: { activeTurnId: running[0].id },
+        });
       }
       if (mode === "interrupt" && running.length > 0) {
-        events.push({ type: "turn.interrupted", turnId: turn.id, data: { interruptedTurnIds: running.map((t) => t.id) } });
+        events.push({
+          type: "turn.interrupted",
+          turnId: turn.id,
+          data: { interruptedTurnIds: running.map((t) => t.id) },
+        });
       }
       try {
         await write(ctx, sessionId, {
@@ -183,7 +214,11 @@ export function createRuntime(options: RuntimeOptions) {
           if (existing) return duplicateOf(existing);
         }
         if (error instanceof StoreError && error.code === "session_state") {
-          throw new ConflictError("session_ended", `Session ${sessionId} has ended; start a new session`, { path: "sessionId" });
+          throw new ConflictError(
+            "session_ended",
+            `Session ${sessionId} has ended; start a new session`,
+            { path: "sessionId" },
+          );
         }
         throw error;
       }
@@ -219,7 +254,10 @@ export function createRuntime(options: RuntimeOptions) {
       return store.readEvents(sessionId, after, Math.min(Math.max(1, limit), 500));
     },
 
-    async results(sessionId: string, opts: { turnId?: string; cursor?: string; limit?: number } = {}) {
+    async results(
+      sessionId: string,
+      opts: { turnId?: string; cursor?: string; limit?: number } = {},
+    ) {
       await mustGetSession(sessionId);
       const limit = Math.min(Math.max(1, opts.limit ?? 50), 200);
       const rows = await store.listResults(sessionId, {
@@ -228,7 +266,10 @@ export function createRuntime(options: RuntimeOptions) {
         ...(opts.cursor ? { after: opts.cursor } : {}),
       });
       const page = rows.slice(0, limit);
-      return { results: page, nextCursor: rows.length > limit ? (page[page.length - 1]?.resultId ?? null) : null };
+      return {
+        results: page,
+        nextCursor: rows.length > limit ? (page[page.length - 1]?.resultId ?? null) : null,
+      };
     },
 
     async result(sessionId: string, resultId: string): Promise<ResultRecord> {
@@ -238,7 +279,11 @@ export function createRuntime(options: RuntimeOptions) {
     },
 
     /** Resolves with the turn once it has settled (completed, failed or cancelled). */
-    waitForTurn(sessionId: string, turnId: string, opts: { timeoutMs?: number } = {}): Promise<TurnRecord> {
+    waitForTurn(
+      sessionId: string,
+      turnId: string,
+      opts: { timeoutMs?: number } = {},
+    ): Promise<TurnRecord> {
       return waitForTurn(ctx, sessionId, turnId, opts.timeoutMs ?? 60_000);
     },
 
@@ -255,7 +300,10 @@ export function createRuntime(options: RuntimeOptions) {
     async start(): Promise<void> {
       await recover();
       const every = options.recoveryIntervalMs ?? Math.max(50, Math.floor(leaseMs / 2));
-      recoveryTimer = setInterval(() => void recover().catch((e) => ctx.log.error("recovery failed", { error: String(e) })), every);
+      recoveryTimer = setInterval(
+        () => void recover().catch((e) => ctx.log.error("recovery failed", { error: String(e) })),
+        every,
+      );
       recoveryTimer.unref();
     },
     /**
@@ -272,7 +320,11 @@ export function createRuntime(options: RuntimeOptions) {
 }
 
 function duplicateOf(turn: TurnRecord): SendTurnResult {
-  return { turnId: turn.id, status: turn.status === "queued" ? "queued" : "running", duplicate: true };
+  return {
+    turnId: turn.id,
+    status: turn.status === "queued" ? "queued" : "running",
+    duplicate: true,
+  };
 }
 
 export type { SessionSource };

@@ -21,31 +21,44 @@ const fail = (path: string, message: string): never => {
 };
 
 export function validateLabels(labels: unknown, path = "labels"): Record<string, string> {
-  if (typeof labels !== "object" || labels === null || Array.isArray(labels)) return fail(path, "must be an object");
+  if (typeof labels !== "object" || labels === null || Array.isArray(labels))
+    return fail(path, "must be an object");
   const entries = Object.entries(labels);
-  if (entries.length > LABEL_LIMITS.keys) fail(path, `has ${entries.length} keys; at most ${LABEL_LIMITS.keys}`);
+  if (entries.length > LABEL_LIMITS.keys)
+    fail(path, `has ${entries.length} keys; at most ${LABEL_LIMITS.keys}`);
   for (const [k, v] of entries) {
     if (!LABEL_KEY.test(k)) fail(`${path}.${k}`, `key must match ${LABEL_KEY}`);
     if (typeof v !== "string") fail(`${path}.${k}`, "must be a string");
-    if ((v as string).length > LABEL_LIMITS.valueChars) fail(`${path}.${k}`, `is longer than ${LABEL_LIMITS.valueChars} characters`);
+    if ((v as string).length > LABEL_LIMITS.valueChars)
+      fail(`${path}.${k}`, `is longer than ${LABEL_LIMITS.valueChars} characters`);
   }
   const bytes = Buffer.byteLength(JSON.stringify(labels));
-  if (bytes > LABEL_LIMITS.totalBytes) fail(path, `is ${bytes} bytes; at most ${LABEL_LIMITS.totalBytes}`);
+  if (bytes > LABEL_LIMITS.totalBytes)
+    fail(path, `is ${bytes} bytes; at most ${LABEL_LIMITS.totalBytes}`);
   return { ...(labels as Record<string, string>) };
 }
 
-export function validateCreateOptions(raw: CreateSessionOptions): Required<Omit<CreateSessionOptions, "idempotencyKey">> & {
+export function validateCreateOptions(raw: CreateSessionOptions): Required<
+  Omit<CreateSessionOptions, "idempotencyKey">
+> & {
   idempotencyKey?: string;
 } {
   if (typeof raw !== "object" || raw === null) fail("options", "must be an object");
-  if (typeof raw.agentId !== "string" || raw.agentId === "") fail("agentId", "must be a non-empty string");
+  if (typeof raw.agentId !== "string" || raw.agentId === "")
+    fail("agentId", "must be a non-empty string");
   const source = raw.source ?? "api";
   if (!SOURCES.includes(source)) fail("source", `must be one of ${SOURCES.join(", ")}`);
   const executionMode = raw.executionMode ?? "default";
   if (!MODES.includes(executionMode)) fail("executionMode", `must be one of ${MODES.join(", ")}`);
   const environment = raw.environment ?? "development";
-  if (environment !== "development" && environment !== "production") fail("environment", "must be development or production");
-  if (raw.idempotencyKey !== undefined && (typeof raw.idempotencyKey !== "string" || raw.idempotencyKey.length === 0 || raw.idempotencyKey.length > 256)) {
+  if (environment !== "development" && environment !== "production")
+    fail("environment", "must be development or production");
+  if (
+    raw.idempotencyKey !== undefined &&
+    (typeof raw.idempotencyKey !== "string" ||
+      raw.idempotencyKey.length === 0 ||
+      raw.idempotencyKey.length > 256)
+  ) {
     fail("idempotencyKey", "must be 1 to 256 characters");
   }
   return {

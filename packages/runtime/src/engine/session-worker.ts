@@ -1,4 +1,5 @@
 import type { LoadedAgent } from "../agents/resolver.ts";
+import { type Deferred, deferred } from "../deferred.ts";
 import { newId } from "../ids.ts";
 import { StoreError } from "../store/errors.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
@@ -9,7 +10,6 @@ import { isFenceRefusal } from "./refusal.ts";
 import { type Settlement, settleTurn } from "./settle.ts";
 import { runTurn } from "./turn-loop.ts";
 import type { TurnScope } from "./turn-scope.ts";
-import { type Deferred, deferred } from "../deferred.ts";
 
 interface CancelRequest {
   settlement: Extract<Settlement, { status: "cancelled" }>;
@@ -35,9 +35,14 @@ export class SessionWorker {
   private again = false;
   private lease: Lease | null = null;
   private conversation: Conversation | null = null;
-  private active: { scope: TurnScope; controller: AbortController; cancel: CancelRequest | null } | null = null;
+  private active: {
+    scope: TurnScope;
+    controller: AbortController;
+    cancel: CancelRequest | null;
+  } | null = null;
   private renewTimer: NodeJS.Timeout | null = null;
   private readonly steering = { pending: false };
+  private stopped = false;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -59,10 +64,16 @@ export class SessionWorker {
       return this.running;
     }
     this.running = this.loop()
-      .catch((error) => this.ctx.log.error("session worker failed", { sessionId: this.sessionId, error: String(error) }))
+      .catch((error) =>
+        this.ctx.log.error("session worker failed", {
+          sessionId: this.sessionId,
+          error: String(error),
+        }),
+      )
       .finally(() => {
         this.running = null;
-        if (this.again) void this.kick();
+        if (this.again && !this.stopped) void this.kick();
+        this.again = false;
       });
     return this.running;
   }
@@ -75,7 +86,11 @@ export class SessionWorker {
    * Cancels the turn this worker runs: aborts its signal, gives running tools `cancelGraceMs` to
    * honour it, then settles the turn. Resolves false when the turn is not running here.
    */
-  cancel(turnId: string, settlement: CancelRequest["settlement"], sessionStatus: "idle" | "ended"): Promise<boolean> {
+  cancel(
+    turnId: string,
+    settlement: CancelRequest["settlement"],
+    sessionStatus: "idle" | "ended",
+  ): Promise<boolean> {
     const active = this.active;
     if (!active || active.scope.turn.id !== turnId) return Promise.resolve(false);
     if (!active.cancel) {
@@ -87,6 +102,7 @@ export class SessionWorker {
 
   /** Stops the running turn without settling it (the process is closing; recovery resumes it). */
   abandon(): void {
+    this.stopped = true;
     this.active?.controller.abort(new Error("runtime closing"));
   }
 
@@ -97,7 +113,7 @@ export class SessionWorker {
   }
 
   private async loop(): Promise<void> {
-    for (;;) {
+    while (!this.stopped) {
       this.again = false;
       const session = await this.ctx.store.getSession(this.sessionId);
       if (!session || session.status === "ended") return;
@@ -109,10 +125,16 @@ export class SessionWorker {
     }
   }
 
+  /**
+   * Takes or extends the lease before every turn. Asking the store each time (rather than trusting
+   * the copy in memory) is what stops a runtime that lost its session from trying again and again.
+   */
   private async ensureLease(): Promise<Lease | null> {
-    const now = Date.now();
-    if (this.lease && this.lease.expiresAt - now > this.ctx.leaseMs / 2) return this.lease;
-    const lease = await this.ctx.store.acquireLease(this.sessionId, this.ctx.runtimeId, this.ctx.leaseMs, now);
+    const lease = await this.ctx.store.acquireLease(
+      this.sessionId,
+      this.ctx.runtimeId,
+      this.ctx.leaseMs,
+    );
     if (!lease || lease.epoch !== this.lease?.epoch) this.conversation = null;
     this.lease = lease;
     return lease;
@@ -162,29 +184,48 @@ export class SessionWorker {
   }
 
   /** A turn left `running` by a runtime that died: record the loss and queue it again. */
-  private async requeue(turn: TurnRecord, fence: { runtimeId: string; epoch: number }): Promise<TurnRecord> {
+  private async requeue(
+    turn: TurnRecord,
+    fence: { runtimeId: string; epoch: number },
+  ): Promise<TurnRecord> {
     await write(this.ctx, this.sessionId, {
       fence,
       expectTurn: { id: turn.id, status: ["running"] },
       ops: [{ type: "turn.update", id: turn.id, patch: { status: "queued" } }],
       events: [
-        { type: "runtime.disconnected", data: { requeuedTurnIds: [turn.id], runtimeId: this.ctx.runtimeId } },
+        {
+          type: "runtime.disconnected",
+          data: { requeuedTurnIds: [turn.id], runtimeId: this.ctx.runtimeId },
+        },
         { type: "turn.queued", turnId: turn.id, data: { mode: turn.mode, requeued: true } },
       ],
     });
     return { ...turn, status: "queued" };
   }
 
-  private async start(session: SessionRecord, turn: TurnRecord, fence: { runtimeId: string; epoch: number }) {
+  private async start(
+    session: SessionRecord,
+    turn: TurnRecord,
+    fence: { runtimeId: string; epoch: number },
+  ) {
     const conversation = this.conversation!;
     const now = new Date().toISOString();
     const ops: WriteOp[] = [
-      { type: "turn.update", id: turn.id, patch: { status: "running", startedAt: turn.startedAt ?? now } },
+      {
+        type: "turn.update",
+        id: turn.id,
+        patch: { status: "running", startedAt: turn.startedAt ?? now },
+      },
     ];
-    const events: NewEvent[] = [{ type: "turn.started", turnId: turn.id, data: turn.startedAt ? { resumed: true } : {} }];
+    const events: NewEvent[] = [
+      { type: "turn.started", turnId: turn.id, data: turn.startedAt ? { resumed: true } : {} },
+    ];
     if (session.status !== "running") {
       ops.push({ type: "session.update", patch: { status: "running" } });
-      events.push({ type: "session.status_changed", data: { from: session.status, to: "running" } });
+      events.push({
+        type: "session.status_changed",
+        data: { from: session.status, to: "running" },
+      });
     }
     const message = conversation.hasTurnMessage(turn.id)
       ? null
@@ -218,13 +259,19 @@ export class SessionWorker {
     try {
       return await this.ctx.agents.load(session.agentId, session.deploymentId);
     } catch (error) {
-      this.ctx.log.error("deployment failed to load", { sessionId: this.sessionId, error: String(error) });
+      this.ctx.log.error("deployment failed to load", {
+        sessionId: this.sessionId,
+        error: String(error),
+      });
       await settleTurn(
         this.ctx,
         scope.turn,
         {
           status: "failed",
-          error: { code: "deployment_invalid", message: `Deployment ${session.deploymentId} failed to load` },
+          error: {
+            code: "deployment_invalid",
+            message: `Deployment ${session.deploymentId} failed to load`,
+          },
         },
         { fence: scope.fence },
       );
@@ -258,7 +305,9 @@ export class SessionWorker {
     this.renewTimer = setInterval(async () => {
       const lease = this.lease;
       if (!lease) return;
-      const renewed = await this.ctx.store.renewLease(this.sessionId, lease, this.ctx.leaseMs).catch(() => null);
+      const renewed = await this.ctx.store
+        .renewLease(this.sessionId, lease, this.ctx.leaseMs)
+        .catch(() => null);
       if (renewed) {
         this.lease = renewed;
       } else if (this.lease === lease) {

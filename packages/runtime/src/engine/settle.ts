@@ -1,7 +1,13 @@
 import type { JsonValue } from "@opencomputer/agent";
 import { StoreError } from "../store/errors.ts";
 import type { Fence, NewEvent, WriteOp } from "../store/port.ts";
-import type { SessionStatus, ToolCallRecord, TurnError, TurnRecord, TurnStatus } from "../store/records.ts";
+import type {
+  SessionStatus,
+  ToolCallRecord,
+  TurnError,
+  TurnRecord,
+  TurnStatus,
+} from "../store/records.ts";
 import { type EngineContext, write } from "./context.ts";
 
 export type Settlement =
@@ -56,7 +62,10 @@ export async function settleTurn(
         settlement.status === "cancelled"
           ? `The turn was ${settlement.reason === "interrupted" ? "interrupted" : "ended"} before ${call.tool} finished`
           : `The turn failed before ${call.tool} finished`;
-      ops.push({ type: "toolCall.upsert", call: { ...call, status: "failed", error: message, settledAt: now } });
+      ops.push({
+        type: "toolCall.upsert",
+        call: { ...call, status: "failed", error: message, settledAt: now },
+      });
       events.push({
         type: "tool.failed",
         turnId: turn.id,
@@ -87,7 +96,8 @@ export async function settleTurn(
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       if (error.code === "turn_not_active") return false;
-      if ((error.code === "calls_changed" || error.code === "session_state") && attempt < ATTEMPTS) continue;
+      if ((error.code === "calls_changed" || error.code === "session_state") && attempt < ATTEMPTS)
+        continue;
       throw error;
     }
   }

@@ -1,4 +1,9 @@
-import { assertJsonCompatible, jsonByteLength, type JsonValue, type Tool } from "@opencomputer/agent";
+import {
+  assertJsonCompatible,
+  type JsonValue,
+  jsonByteLength,
+  type Tool,
+} from "@opencomputer/agent";
 import type { ToolCallRecord } from "../store/records.ts";
 import { write } from "./context.ts";
 import { isFenceRefusal } from "./refusal.ts";
@@ -13,7 +18,12 @@ export const TOOL_OUTPUT_LIMIT_BYTES = 1024 * 1024;
  * Runs one tool call to an outcome the model sees. Nothing the tool does (throwing, returning
  * junk, reporting junk progress) escapes as anything but a failed call; the turn continues.
  */
-export async function executeCall(scope: TurnScope, call: ToolCallRecord, tool: Tool | undefined, available: string[]) {
+export async function executeCall(
+  scope: TurnScope,
+  call: ToolCallRecord,
+  tool: Tool | undefined,
+  available: string[],
+) {
   const fail = (message: string) => commitFailure(scope, call, message);
   if (!tool) {
     return fail(`Unknown tool "${call.tool}". Available tools: ${available.join(", ") || "none"}`);
@@ -23,7 +33,8 @@ export async function executeCall(scope: TurnScope, call: ToolCallRecord, tool: 
   }
   const invalid = tool.input ? checkSchema(tool.input, call.input, "input") : null;
   if (invalid) return fail(`Invalid input for ${tool.name}: ${invalid}`);
-  if (!tool.run) return fail(`${tool.name} waits for approval, which this runtime does not support yet`);
+  if (!tool.run)
+    return fail(`${tool.name} waits for approval, which this runtime does not support yet`);
 
   let progressError: string | null = null;
   const input = call.input as Record<string, unknown>;
@@ -55,12 +66,16 @@ export async function executeCall(scope: TurnScope, call: ToolCallRecord, tool: 
   try {
     data = assertJsonCompatible(output === undefined ? null : output, "$");
   } catch (error) {
-    return fail(`${tool.name} returned a value that is not JSON-compatible: ${(error as Error).message}`);
+    return fail(
+      `${tool.name} returned a value that is not JSON-compatible: ${(error as Error).message}`,
+    );
   }
   if (tool.result) return commitResult(scope, call, tool, data);
   const bytes = jsonByteLength(data);
   if (bytes > TOOL_OUTPUT_LIMIT_BYTES) {
-    return fail(`${tool.name} returned ${bytes} bytes of JSON; the limit is ${TOOL_OUTPUT_LIMIT_BYTES}`);
+    return fail(
+      `${tool.name} returned ${bytes} bytes of JSON; the limit is ${TOOL_OUTPUT_LIMIT_BYTES}`,
+    );
   }
   return commitSuccess(scope, call, data);
 }
@@ -71,7 +86,11 @@ async function progress(scope: TurnScope, call: ToolCallRecord, metadata: JsonVa
       ...guard(scope),
       ops: [],
       events: [
-        { type: "tool.progress", turnId: scope.turn.id, data: { tool: call.tool, callId: call.callId, title: call.tool, metadata } },
+        {
+          type: "tool.progress",
+          turnId: scope.turn.id,
+          data: { tool: call.tool, callId: call.callId, title: call.tool, metadata },
+        },
       ],
     });
   } catch (error) {
@@ -80,13 +99,22 @@ async function progress(scope: TurnScope, call: ToolCallRecord, metadata: JsonVa
 }
 
 export async function commitSuccess(scope: TurnScope, call: ToolCallRecord, output: JsonValue) {
-  const done: ToolCallRecord = { ...call, status: "completed", output, settledAt: new Date().toISOString() };
+  const done: ToolCallRecord = {
+    ...call,
+    status: "completed",
+    output,
+    settledAt: new Date().toISOString(),
+  };
   try {
     await write(scope.ctx, scope.sessionId, {
       ...guard(scope),
       ops: [{ type: "toolCall.upsert", call: done }],
       events: [
-        { type: "tool.completed", turnId: scope.turn.id, data: { tool: call.tool, callId: call.callId, title: call.tool, output } },
+        {
+          type: "tool.completed",
+          turnId: scope.turn.id,
+          data: { tool: call.tool, callId: call.callId, title: call.tool, output },
+        },
       ],
     });
     scope.conversation.setCall(done);
@@ -96,13 +124,22 @@ export async function commitSuccess(scope: TurnScope, call: ToolCallRecord, outp
 }
 
 export async function commitFailure(scope: TurnScope, call: ToolCallRecord, message: string) {
-  const failed: ToolCallRecord = { ...call, status: "failed", error: message, settledAt: new Date().toISOString() };
+  const failed: ToolCallRecord = {
+    ...call,
+    status: "failed",
+    error: message,
+    settledAt: new Date().toISOString(),
+  };
   try {
     await write(scope.ctx, scope.sessionId, {
       ...guard(scope),
       ops: [{ type: "toolCall.upsert", call: failed }],
       events: [
-        { type: "tool.failed", turnId: scope.turn.id, data: { tool: call.tool, callId: call.callId, title: call.tool, message } },
+        {
+          type: "tool.failed",
+          turnId: scope.turn.id,
+          data: { tool: call.tool, callId: call.callId, title: call.tool, message },
+        },
       ],
     });
     scope.conversation.setCall(failed);
@@ -113,5 +150,7 @@ export async function commitFailure(scope: TurnScope, call: ToolCallRecord, mess
 
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
-  return typeof error === "string" ? error : `The tool threw ${JSON.stringify(error) ?? String(error)}`;
+  return typeof error === "string"
+    ? error
+    : `The tool threw ${JSON.stringify(error) ?? String(error)}`;
 }

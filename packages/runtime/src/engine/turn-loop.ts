@@ -1,5 +1,9 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3GenerateResult,
+} from "@ai-sdk/provider";
 import { type JsonValue, type RenderResult, renderAgent, type Tool } from "@opencomputer/agent";
-import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import type { LoadedAgent } from "../agents/resolver.ts";
 import { newId } from "../ids.ts";
 import { ModelError, toModelError } from "../models/model-error.ts";
@@ -27,8 +31,15 @@ export async function runTurn(scope: TurnScope, agent: LoadedAgent): Promise<voi
     }
   } catch (error) {
     if (isFenceRefusal(error) || scope.signal.aborted) return;
-    scope.ctx.log.error("turn crashed", { sessionId: scope.sessionId, turnId: scope.turn.id, error: String(error) });
-    await fail(scope, { code: "runtime_failed", message: "The runtime failed while running the turn" });
+    scope.ctx.log.error("turn crashed", {
+      sessionId: scope.sessionId,
+      turnId: scope.turn.id,
+      error: String(error),
+    });
+    await fail(scope, {
+      code: "runtime_failed",
+      message: "The runtime failed while running the turn",
+    });
   }
 }
 
@@ -91,7 +102,12 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
     } else if (part.type === "tool-call") {
       const callId = newId("call");
       const input = parseArguments(part.input);
-      content.push({ type: "tool-call", toolCallId: callId, toolName: part.toolName, input: typeof input === "string" ? {} : input });
+      content.push({
+        type: "tool-call",
+        toolCallId: callId,
+        toolName: part.toolName,
+        input: typeof input === "string" ? {} : input,
+      });
       calls.push({
         sessionId: scope.sessionId,
         callId,
@@ -108,9 +124,19 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
       });
     }
   }
-  const message: MessageRecord = { id: messageId, sessionId: scope.sessionId, turnId: turn.id, role: "assistant", content, createdAt: now };
+  const message: MessageRecord = {
+    id: messageId,
+    sessionId: scope.sessionId,
+    turnId: turn.id,
+    role: "assistant",
+    content,
+    createdAt: now,
+  };
   const steps = turn.steps + 1;
-  const ops: WriteOp[] = [{ type: "message.insert", message }, { type: "turn.update", id: turn.id, patch: { steps } }];
+  const ops: WriteOp[] = [
+    { type: "message.insert", message },
+    { type: "turn.update", id: turn.id, patch: { steps } },
+  ];
   const events: NewEvent[] = [renderedEvent];
   if (text) events.push({ type: "message.completed", turnId: turn.id, data: { messageId, text } });
   events.push({
@@ -125,13 +151,22 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
   });
 
   if (calls.length === 0) {
-    const settled = await settleTurn(ctx, turn, { status: "completed", outcome: "completed" }, { fence: scope.fence, ops, events });
+    const settled = await settleTurn(
+      ctx,
+      turn,
+      { status: "completed", outcome: "completed" },
+      { fence: scope.fence, ops, events },
+    );
     if (settled) scope.conversation.addMessage(message);
     return false;
   }
   for (const call of calls) {
     ops.push({ type: "toolCall.upsert", call });
-    events.push({ type: "tool.started", turnId: turn.id, data: { tool: call.tool, callId: call.callId, title: call.tool, input: call.input } });
+    events.push({
+      type: "tool.started",
+      turnId: turn.id,
+      data: { tool: call.tool, callId: call.callId, title: call.tool, input: call.input },
+    });
   }
   await write(ctx, scope.sessionId, { ...guard(scope), ops, events });
   turn.steps = steps;
@@ -157,7 +192,13 @@ async function resumePendingCalls(scope: TurnScope, agent: LoadedAgent) {
     events: again.map((call) => ({
       type: "tool.started",
       turnId: scope.turn.id,
-      data: { tool: call.tool, callId: call.callId, title: call.tool, input: call.input, attempt: call.attempts },
+      data: {
+        tool: call.tool,
+        callId: call.callId,
+        title: call.tool,
+        input: call.input,
+        attempt: call.attempts,
+      },
     })),
   });
   for (const call of again) scope.conversation.setCall(call);
@@ -168,7 +209,9 @@ async function resumePendingCalls(scope: TurnScope, agent: LoadedAgent) {
 async function runCalls(scope: TurnScope, calls: ToolCallRecord[], render: RenderResult) {
   const byName = new Map<string, Tool>(render.tools.map((t) => [t.name, t]));
   const available = [...byName.keys()];
-  const all = Promise.allSettled(calls.map((call) => executeCall(scope, call, byName.get(call.tool), available)));
+  const all = Promise.allSettled(
+    calls.map((call) => executeCall(scope, call, byName.get(call.tool), available)),
+  );
   scope.inflight.add(all);
   all.finally(() => scope.inflight.delete(all));
   if (scope.signal.aborted) return;
@@ -186,7 +229,10 @@ async function runCalls(scope: TurnScope, calls: ToolCallRecord[], render: Rende
 
 function renderOrFail(scope: TurnScope, agent: LoadedAgent): RenderResult | null {
   try {
-    return renderAgent(agent.render, { input: scope.turn.input, builtInToolIds: scope.ctx.builtInToolIds });
+    return renderAgent(agent.render, {
+      input: scope.turn.input,
+      builtInToolIds: scope.ctx.builtInToolIds,
+    });
   } catch (error) {
     // The author's error may hold anything; it goes to the runtime's log, not to clients.
     scope.ctx.log.error("agent render failed", {
@@ -200,7 +246,12 @@ function renderOrFail(scope: TurnScope, agent: LoadedAgent): RenderResult | null
 }
 
 async function fail(scope: TurnScope, error: TurnError, events: NewEvent[] = []) {
-  await settleTurn(scope.ctx, scope.turn, { status: "failed", error }, { fence: scope.fence, events });
+  await settleTurn(
+    scope.ctx,
+    scope.turn,
+    { status: "failed", error },
+    { fence: scope.fence, events },
+  );
 }
 
 function toModelTool(tool: Tool): LanguageModelV3FunctionTool {

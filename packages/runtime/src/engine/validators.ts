@@ -1,5 +1,5 @@
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 
 // One compiler per JSON Schema dialect; each schema object is compiled once and kept for as
 // long as the (frozen) tool that owns it, which is once per loaded deployment.
@@ -29,8 +29,11 @@ function describeErrors(errors: ErrorObject[], root: string): string {
   return errors
     .slice(0, 5)
     .map((e) => {
-      const path = e.instancePath ? `${root}${e.instancePath.replace(/\/([^/]+)/g, (_m, k: string) => (/^\d+$/.test(k) ? `[${k}]` : `.${k}`))}` : root;
-      const extra = e.keyword === "additionalProperties" ? ` (${String(e.params.additionalProperty)})` : "";
+      const path = e.instancePath
+        ? `${root}${e.instancePath.replace(/\/([^/]+)/g, (_m, k: string) => (/^\d+$/.test(k) ? `[${k}]` : `.${k}`))}`
+        : root;
+      const extra =
+        e.keyword === "additionalProperties" ? ` (${String(e.params.additionalProperty)})` : "";
       return `${path} ${e.message ?? "is invalid"}${extra}`;
     })
     .join("; ");

@@ -10,7 +10,12 @@ const POLL_MS = 250;
  * Waits for a turn to settle. Wakes on this process's own commits and also polls, so a turn run
  * by another process is seen too.
  */
-export function waitForTurn(ctx: EngineContext, sessionId: string, turnId: string, timeoutMs: number): Promise<TurnRecord> {
+export function waitForTurn(
+  ctx: EngineContext,
+  sessionId: string,
+  turnId: string,
+  timeoutMs: number,
+): Promise<TurnRecord> {
   return new Promise((resolve, reject) => {
     let done = false;
     let checking = false;
@@ -45,11 +50,21 @@ export function waitForTurn(ctx: EngineContext, sessionId: string, turnId: strin
       }
     };
     const unsubscribe = ctx.notifier.subscribe(sessionId, (events) => {
-      if (events.some((e) => e.turnId === turnId && /^turn\.(completed|failed|cancelled)$/.test(e.type))) void check();
+      if (
+        events.some(
+          (e) => e.turnId === turnId && /^turn\.(completed|failed|cancelled)$/.test(e.type),
+        )
+      )
+        void check();
     });
     const poll = setInterval(check, POLL_MS);
     const timer = setTimeout(
-      () => finish(new OpenComputerError("timeout", `Turn ${turnId} did not settle within ${timeoutMs} ms`, { path: "turnId" })),
+      () =>
+        finish(
+          new OpenComputerError("timeout", `Turn ${turnId} did not settle within ${timeoutMs} ms`, {
+            path: "turnId",
+          }),
+        ),
       timeoutMs,
     );
     void check();

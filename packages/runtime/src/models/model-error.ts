@@ -31,14 +31,32 @@ export function toModelError(error: unknown, model: string): ModelError {
   const e = (error ?? {}) as HttpLikeError;
   const status = e.statusCode ?? e.status;
   const text = typeof e.message === "string" ? e.message : String(error);
-  if (/context|too long|too many tokens|maximum.*tokens/i.test(text) && status !== undefined && status < 500) {
-    return new ModelError("context_too_long", `The conversation is too long for ${model}`, model, status, { cause: error });
+  if (
+    /context|too long|too many tokens|maximum.*tokens/i.test(text) &&
+    status !== undefined &&
+    status < 500
+  ) {
+    return new ModelError(
+      "context_too_long",
+      `The conversation is too long for ${model}`,
+      model,
+      status,
+      { cause: error },
+    );
   }
   if (status !== undefined && status >= 400 && status < 500 && status !== 429 && status !== 408) {
-    return new ModelError("model_rejected", `${model} rejected the request (HTTP ${status}): ${text}`, model, status, {
-      cause: error,
-    });
+    return new ModelError(
+      "model_rejected",
+      `${model} rejected the request (HTTP ${status}): ${text}`,
+      model,
+      status,
+      {
+        cause: error,
+      },
+    );
   }
   const what = status === undefined ? text : `HTTP ${status}: ${text}`;
-  return new ModelError("model_unavailable", `${model} is unavailable (${what})`, model, status, { cause: error });
+  return new ModelError("model_unavailable", `${model} is unavailable (${what})`, model, status, {
+    cause: error,
+  });
 }

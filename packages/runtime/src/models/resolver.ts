@@ -26,7 +26,11 @@ export interface ModelResolverOptions {
 export function parseModelId(modelId: string): { provider: string; name: string } {
   const slash = modelId.indexOf("/");
   if (slash <= 0 || slash === modelId.length - 1) {
-    throw new ModelError("model_unavailable", `Model id "${modelId}" is not of the form provider/model`, modelId);
+    throw new ModelError(
+      "model_unavailable",
+      `Model id "${modelId}" is not of the form provider/model`,
+      modelId,
+    );
   }
   return { provider: modelId.slice(0, slash), name: modelId.slice(slash + 1) };
 }

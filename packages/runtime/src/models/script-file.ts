@@ -27,14 +27,22 @@ const cache = new Map<string, { mtimeMs: number; size: number; script: Script }>
 /** Reads `opencomputer/scripts/<name>.json`, re-reading only when the file changed. */
 export function loadScript(projectDir: string, name: string, modelId: string): Script {
   if (!/^[a-zA-Z0-9_.-]+$/.test(name) || name.startsWith(".")) {
-    throw new ModelError("model_unavailable", `Script name "${name}" must be a plain file name`, modelId);
+    throw new ModelError(
+      "model_unavailable",
+      `Script name "${name}" must be a plain file name`,
+      modelId,
+    );
   }
   const file = join(projectDir, "opencomputer", "scripts", `${name}.json`);
   let stat: { mtimeMs: number; size: number };
   try {
     stat = statSync(file);
   } catch {
-    throw new ModelError("model_unavailable", `No script for ${modelId}: ${file} does not exist`, modelId);
+    throw new ModelError(
+      "model_unavailable",
+      `No script for ${modelId}: ${file} does not exist`,
+      modelId,
+    );
   }
   const hit = cache.get(file);
   if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.script;
@@ -42,7 +50,11 @@ export function loadScript(projectDir: string, name: string, modelId: string): S
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new ModelError("model_rejected", `${file} is not valid JSON: ${(error as Error).message}`, modelId);
+    throw new ModelError(
+      "model_rejected",
+      `${file} is not valid JSON: ${(error as Error).message}`,
+      modelId,
+    );
   }
   const script = validateScript(raw, file, modelId);
   cache.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, script });
@@ -55,17 +67,25 @@ function validateScript(raw: unknown, file: string, modelId: string): Script {
   };
   if (!isObject(raw) || !Array.isArray(raw.steps)) fail("steps", "must be an array");
   const steps = (raw as { steps: unknown[] }).steps;
-  steps.forEach((step, i) => {
+  for (const [i, step] of steps.entries()) {
     const at = `steps[${i}]`;
     if (!isObject(step)) return fail(at, "must be an object");
     for (const key of Object.keys(step)) {
       if (!["text", "reasoning", "toolCalls", "error", "delayMs", "usage"].includes(key)) {
-        fail(`${at}.${key}`, "is not a known step field (text, reasoning, toolCalls, error, delayMs, usage)");
+        fail(
+          `${at}.${key}`,
+          "is not a known step field (text, reasoning, toolCalls, error, delayMs, usage)",
+        );
       }
     }
-    if (step.text !== undefined && typeof step.text !== "string") fail(`${at}.text`, "must be a string");
-    if (step.reasoning !== undefined && typeof step.reasoning !== "string") fail(`${at}.reasoning`, "must be a string");
-    if (step.delayMs !== undefined && !(Number.isInteger(step.delayMs) && (step.delayMs as number) >= 0)) {
+    if (step.text !== undefined && typeof step.text !== "string")
+      fail(`${at}.text`, "must be a string");
+    if (step.reasoning !== undefined && typeof step.reasoning !== "string")
+      fail(`${at}.reasoning`, "must be a string");
+    if (
+      step.delayMs !== undefined &&
+      !(Number.isInteger(step.delayMs) && (step.delayMs as number) >= 0)
+    ) {
       fail(`${at}.delayMs`, "must be a non-negative integer");
     }
     if (step.error !== undefined) {
@@ -76,16 +96,18 @@ function validateScript(raw: unknown, file: string, modelId: string): Script {
     }
     if (step.toolCalls !== undefined) {
       if (!Array.isArray(step.toolCalls)) return fail(`${at}.toolCalls`, "must be an array");
-      step.toolCalls.forEach((call: unknown, j: number) => {
+      for (const [j, call] of (step.toolCalls as unknown[]).entries()) {
         const cat = `${at}.toolCalls[${j}]`;
-        if (!isObject(call) || typeof call.name !== "string") return fail(`${cat}.name`, "must be a string");
-        if (call.input !== undefined && !isObject(call.input)) fail(`${cat}.input`, "must be an object");
+        if (!isObject(call) || typeof call.name !== "string")
+          return fail(`${cat}.name`, "must be a string");
+        if (call.input !== undefined && !isObject(call.input))
+          fail(`${cat}.input`, "must be an object");
         if (call.inputText !== undefined && typeof call.inputText !== "string") {
           fail(`${cat}.inputText`, "must be a string");
         }
-      });
+      }
     }
-  });
+  }
   return raw as unknown as Script;
 }
 

@@ -86,7 +86,8 @@ export function createScriptModel(name: string, context: ModelContext): Language
         if (part.type === "text" || part.type === "reasoning") {
           const kind = part.type;
           parts.push({ type: `${kind}-start`, id: kind });
-          for (const word of part.text.split(/(?<= )/)) parts.push({ type: `${kind}-delta`, id: kind, delta: word });
+          for (const word of part.text.split(/(?<= )/))
+            parts.push({ type: `${kind}-delta`, id: kind, delta: word });
           parts.push({ type: `${kind}-end`, id: kind });
         } else if (part.type === "tool-call") {
           parts.push(part);

@@ -95,7 +95,12 @@ export interface Store {
    * (then it is extended, same epoch). A change of holder increments the epoch.
    * Returns null when another runtime holds a live lease.
    */
-  acquireLease(sessionId: string, runtimeId: string, ttlMs: number, now?: number): Promise<Lease | null>;
+  acquireLease(
+    sessionId: string,
+    runtimeId: string,
+    ttlMs: number,
+    now?: number,
+  ): Promise<Lease | null>;
   /** Extends a lease still held with this epoch; null when it was lost. */
   renewLease(sessionId: string, lease: Lease, ttlMs: number, now?: number): Promise<Lease | null>;
   /** Gives the lease up (expiresAt = 0, epoch kept) if still held with this epoch. */

@@ -70,7 +70,10 @@ describe("a turn", () => {
     ]);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     const completed = ofType(events, "tool.completed")[0]!;
-    expect(completed.data).toMatchObject({ tool: "lookup_order", output: { orderId: "A1", status: "processing" } });
+    expect(completed.data).toMatchObject({
+      tool: "lookup_order",
+      output: { orderId: "A1", status: "processing" },
+    });
     expect(completed.data.result).toBeUndefined();
     expect(ofType(events, "tool.progress")[0]!.data.metadata).toEqual({ phase: "looking" });
     const session = await h.runtime.sessions.get(sessionId);
@@ -81,7 +84,10 @@ describe("a turn", () => {
   it("gives run() the full context the seed documents", async () => {
     h = await harness({
       agents: { support },
-      steps: [{ toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] }, { text: "done" }],
+      steps: [
+        { toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] },
+        { text: "done" },
+      ],
     });
     const { sessionId, events } = await h.run("A1?");
     const ctx = seen[0]!;
@@ -119,21 +125,33 @@ describe("a turn", () => {
   it("renders the agent again before every model step, following the current input", async () => {
     h = await harness({
       agents: { support },
-      steps: [{ toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] }, { text: "ok" }, { text: "refund noted" }],
+      steps: [
+        { toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] },
+        { text: "ok" },
+        { text: "refund noted" },
+      ],
     });
     const { events } = await h.run("Where is A1?");
     const renders = ofType(events, "agent.rendered");
     expect(renders).toHaveLength(2);
     expect(renders[0]!.data.enabledTools).toEqual(["lookup_order"]);
-    expect(renders[0]!.data.instructions).toBe("Help customers check orders. Ask for an order ID before lookup.");
+    expect(renders[0]!.data.instructions).toBe(
+      "Help customers check orders. Ask for an order ID before lookup.",
+    );
     expect(renders[0]!.data.renderId).not.toBe(renders[1]!.data.renderId);
 
     const refund = await h.run("I want a refund for A1");
-    expect(ofType(refund.events, "agent.rendered")[0]!.data.enabledTools).toEqual(["lookup_order", "issue_refund"]);
+    expect(ofType(refund.events, "agent.rendered")[0]!.data.enabledTools).toEqual([
+      "lookup_order",
+      "issue_refund",
+    ]);
   });
 
   it("queues turns of one session and runs them in order", async () => {
-    h = await harness({ agents: { support }, steps: [{ text: "one" }, { text: "two" }, { text: "three" }] });
+    h = await harness({
+      agents: { support },
+      steps: [{ text: "one" }, { text: "two" }, { text: "three" }],
+    });
     const { session } = await h.runtime.sessions.create({ agentId: "support" });
     const a = await h.runtime.sessions.sendTurn(session.id, { text: "1" });
     const b = await h.runtime.sessions.sendTurn(session.id, { text: "2" });
@@ -142,14 +160,26 @@ describe("a turn", () => {
     const events = await h.events(session.id);
     const order = ofType(events, "turn.completed").map((e) => e.turnId);
     expect(order).toEqual([a.turnId, b.turnId, c.turnId]);
-    expect(ofType(events, "message.completed").map((e) => e.data.text)).toEqual(["one", "two", "three"]);
+    expect(ofType(events, "message.completed").map((e) => e.data.text)).toEqual([
+      "one",
+      "two",
+      "three",
+    ]);
   });
 
   it("returns the same turn for a reused idempotency key", async () => {
     h = await harness({ agents: { support }, steps: [{ text: "one" }, { text: "two" }] });
     const { session } = await h.runtime.sessions.create({ agentId: "support" });
-    const first = await h.runtime.sessions.sendTurn(session.id, { text: "1" }, { idempotencyKey: "k1" });
-    const again = await h.runtime.sessions.sendTurn(session.id, { text: "1" }, { idempotencyKey: "k1" });
+    const first = await h.runtime.sessions.sendTurn(
+      session.id,
+      { text: "1" },
+      { idempotencyKey: "k1" },
+    );
+    const again = await h.runtime.sessions.sendTurn(
+      session.id,
+      { text: "1" },
+      { idempotencyKey: "k1" },
+    );
     expect(first.duplicate).toBe(false);
     expect(again).toMatchObject({ turnId: first.turnId, duplicate: true });
     await h.runtime.sessions.waitForTurn(session.id, first.turnId);
@@ -164,14 +194,22 @@ describe("a turn", () => {
       code: "invalid_input",
       details: { path: "input.txt" },
     });
-    await expect(h.runtime.sessions.sendTurn(session.id, { text: 42 })).rejects.toMatchObject({ details: { path: "input.text" } });
-    await expect(h.runtime.sessions.sendTurn(session.id, { text: "x".repeat(100_001) })).rejects.toMatchObject({
+    await expect(h.runtime.sessions.sendTurn(session.id, { text: 42 })).rejects.toMatchObject({
       details: { path: "input.text" },
     });
-    await expect(h.runtime.sessions.sendTurn(session.id, { text: "a" }, { mode: "later" as never })).rejects.toMatchObject({
+    await expect(
+      h.runtime.sessions.sendTurn(session.id, { text: "x".repeat(100_001) }),
+    ).rejects.toMatchObject({
+      details: { path: "input.text" },
+    });
+    await expect(
+      h.runtime.sessions.sendTurn(session.id, { text: "a" }, { mode: "later" as never }),
+    ).rejects.toMatchObject({
       details: { path: "mode" },
     });
-    await expect(h.runtime.sessions.sendTurn("ses_missing", { text: "a" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(h.runtime.sessions.sendTurn("ses_missing", { text: "a" })).rejects.toMatchObject({
+      code: "not_found",
+    });
     expect(await h.events(session.id)).toEqual(before);
   });
 });

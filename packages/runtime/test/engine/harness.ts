@@ -1,9 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentFunction } from "@opencomputer/agent";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { createSqliteStore } from "@opencomputer/store-sqlite";
+import type { AgentFunction } from "@opencomputer/agent";
 import {
   createModelResolver,
   createRuntime,
@@ -14,6 +13,7 @@ import {
   type RuntimeOptions,
   type ScriptStep,
 } from "@opencomputer/runtime";
+import { createSqliteStore } from "@opencomputer/store-sqlite";
 
 export interface Harness {
   dir: string;
@@ -21,14 +21,18 @@ export interface Harness {
   runtime: ReturnType<typeof createRuntime>;
   logs: Array<{ level: string; message: string; fields?: Record<string, unknown> }>;
   /** Starts a session of `agent` and runs one turn to its end. */
-  run(text: string, agentId?: string): Promise<{ sessionId: string; turnId: string; events: EventRecord[] }>;
+  run(
+    text: string,
+    agentId?: string,
+  ): Promise<{ sessionId: string; turnId: string; events: EventRecord[] }>;
   events(sessionId: string): Promise<EventRecord[]>;
   script(name: string, steps: ScriptStep[]): void;
   newRuntime(options?: Partial<RuntimeOptions>): ReturnType<typeof createRuntime>;
   close(): Promise<void>;
 }
 
-export interface HarnessOptions extends Partial<Omit<RuntimeOptions, "store" | "agents" | "models">> {
+export interface HarnessOptions
+  extends Partial<Omit<RuntimeOptions, "store" | "agents" | "models">> {
   agents: Record<string, AgentFunction>;
   /** Steps of the default script (`script/test`), used as every agent's model. */
   steps?: ScriptStep[];
@@ -44,7 +48,8 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
   const store = createSqliteStore({ path: join(dir, "data.db") });
   const logs: Harness["logs"] = [];
   const log: Logger = {
-    error: (message, fields) => logs.push({ level: "error", message, ...(fields ? { fields } : {}) }),
+    error: (message, fields) =>
+      logs.push({ level: "error", message, ...(fields ? { fields } : {}) }),
     warn: (message, fields) => logs.push({ level: "warn", message, ...(fields ? { fields } : {}) }),
   };
   const script = (name: string, steps: ScriptStep[]) =>
@@ -56,7 +61,10 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
     const rt = createRuntime({
       store,
       agents: createStaticAgents({ projectDir: dir, agents }),
-      models: createModelResolver({ providers: { script: createScriptModel, ...providers }, override: model ?? "script/test" }),
+      models: createModelResolver({
+        providers: { script: createScriptModel, ...providers },
+        override: model ?? "script/test",
+      }),
       log,
       cancelGraceMs: 200,
       ...rest,
@@ -70,7 +78,11 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
   const events = async (sessionId: string) => {
     const all: EventRecord[] = [];
     for (;;) {
-      const page = await store.readEvents(sessionId, all.length ? all[all.length - 1]!.seq : 0, 500);
+      const page = await store.readEvents(
+        sessionId,
+        all.length ? all[all.length - 1]!.seq : 0,
+        500,
+      );
       all.push(...page);
       if (page.length < 500) return all;
     }
@@ -101,12 +113,20 @@ export function types(events: EventRecord[]): string[] {
   return events.map((e) => e.type);
 }
 
-export function ofType(events: EventRecord[], type: string): Array<EventRecord & { data: Record<string, unknown> }> {
-  return events.filter((e) => e.type === type) as Array<EventRecord & { data: Record<string, unknown> }>;
+export function ofType(
+  events: EventRecord[],
+  type: string,
+): Array<EventRecord & { data: Record<string, unknown> }> {
+  return events.filter((e) => e.type === type) as Array<
+    EventRecord & { data: Record<string, unknown> }
+  >;
 }
 
 /** Resolves when `predicate` holds, polling; fails the test after `timeoutMs`. */
-export async function until(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+export async function until(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > end) throw new Error("condition not met in time");

@@ -6,7 +6,12 @@ let runs = 0;
 const strict = defineTool({
   name: "strict",
   description: "Takes a count",
-  input: { type: "object", properties: { count: { type: "integer" } }, required: ["count"], additionalProperties: false },
+  input: {
+    type: "object",
+    properties: { count: { type: "integer" } },
+    required: ["count"],
+    additionalProperties: false,
+  },
   run: () => {
     runs++;
     return { ok: true };
@@ -19,7 +24,11 @@ const thrower = defineTool({
     throw new Error("the upstream said no");
   },
 });
-const bigint = defineTool({ name: "bigint", description: "Returns junk", run: () => ({ items: [{ price: 10n }] }) });
+const bigint = defineTool({
+  name: "bigint",
+  description: "Returns junk",
+  run: () => ({ items: [{ price: 10n }] }),
+});
 const cyclic = defineTool({
   name: "cyclic",
   description: "Returns a cycle",
@@ -37,8 +46,16 @@ const badProgress = defineTool({
     return { fine: true };
   },
 });
-const nothing = defineTool({ name: "nothing", description: "Returns undefined", run: () => undefined });
-const huge = defineTool({ name: "huge", description: "Returns too much", run: () => ({ blob: "x".repeat(1024 * 1024 + 10) }) });
+const nothing = defineTool({
+  name: "nothing",
+  description: "Returns undefined",
+  run: () => undefined,
+});
+const huge = defineTool({
+  name: "huge",
+  description: "Returns too much",
+  run: () => ({ blob: "x".repeat(1024 * 1024 + 10) }),
+});
 
 let release: () => void = () => {};
 const both: string[] = [];
@@ -68,7 +85,8 @@ const waitsB = defineTool({
 
 function agent() {
   useModel("script/test");
-  for (const t of [strict, thrower, bigint, cyclic, badProgress, nothing, huge, waitsA, waitsB]) useTool(t);
+  for (const t of [strict, thrower, bigint, cyclic, badProgress, nothing, huge, waitsA, waitsB])
+    useTool(t);
   return "Test tools.";
 }
 
@@ -78,7 +96,11 @@ afterEach(async () => {
   await h?.close();
 });
 
-async function oneCall(call: { name: string; input?: Record<string, unknown>; inputText?: string }) {
+async function oneCall(call: {
+  name: string;
+  input?: Record<string, unknown>;
+  inputText?: string;
+}) {
   h = await harness({ agents: { agent }, steps: [{ toolCalls: [call] }, { text: "after" }] });
   const result = await h.run("go");
   const failed = ofType(result.events, "tool.failed");
@@ -89,7 +111,9 @@ async function oneCall(call: { name: string; input?: Record<string, unknown>; in
 describe("tool calls that fail go back to the model and the turn continues", () => {
   it("unknown tool name: fails listing the available tools, nothing runs", async () => {
     const { failed, turn, events } = await oneCall({ name: "nope", input: {} });
-    expect(failed[0]!.data.message).toMatch(/Unknown tool "nope"\. Available tools: strict, thrower/);
+    expect(failed[0]!.data.message).toMatch(
+      /Unknown tool "nope"\. Available tools: strict, thrower/,
+    );
     expect(turn.status).toBe("completed");
     expect(ofType(events, "message.completed").at(-1)!.data.text).toBe("after");
   });
@@ -104,7 +128,9 @@ describe("tool calls that fail go back to the model and the turn continues", () 
 
   it("input that fails the schema: fails naming the field, the tool does not run", async () => {
     const { failed } = await oneCall({ name: "strict", input: { count: "three" } });
-    expect(failed[0]!.data.message).toMatch(/Invalid input for strict: input\.count must be integer/);
+    expect(failed[0]!.data.message).toMatch(
+      /Invalid input for strict: input\.count must be integer/,
+    );
     expect(runs).toBe(0);
     const extra = await oneCall({ name: "strict", input: { count: 1, extra: true } });
     expect(extra.failed[0]!.data.message).toContain("extra");
@@ -153,6 +179,10 @@ describe("tool calls that fail go back to the model and the turn continues", () 
       steps: [{ toolCalls: [{ name: "waits_a" }, { name: "waits_b" }] }, { text: "both done" }],
     });
     const { events } = await h.run("go");
-    expect(ofType(events, "tool.completed").map((e) => e.data.output).sort()).toEqual(["a", "b"]);
+    expect(
+      ofType(events, "tool.completed")
+        .map((e) => e.data.output)
+        .sort(),
+    ).toEqual(["a", "b"]);
   });
 });

@@ -1,0 +1,159 @@
+// `npm run bench`: the performance targets of DESIGN.md ("Targets"), measured side by side in one
+// process. Prints tables and writes every figure to test-output/bench.json.
+//
+//   npm run bench                        all benchmarks
+//   npm run bench -- --only engine       one (or a comma-separated list)
+//   npm run bench -- --runs 500          measured runs per latency benchmark (default 2000)
+//   node --expose-gc --import tsx bench/run.ts   collects garbage between benchmarks
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { benchConcurrent, type ConcurrentResult } from "./concurrent-sessions.ts";
+import { benchEngine } from "./engine-run.ts";
+import { benchAiSdk, benchBare } from "./peers.ts";
+import { concurrentTable, latencyTable, type Ratio, ratioTable } from "./report.ts";
+import { loadScenario } from "./scenario.ts";
+import { collectGarbage, gcExposed, type LatencySummary } from "./stats.ts";
+
+const BENCHMARKS = ["bare", "ai-sdk", "engine", "engine-full", "concurrent"] as const;
+type BenchName = (typeof BENCHMARKS)[number];
+
+const DESCRIPTIONS: Record<BenchName, string> = {
+  bare: "hand-written loop, in memory: two fake model steps and the tool call",
+  "ai-sdk": "AI SDK 6 generateText + MockLanguageModelV3, stepCountIs(5), in memory",
+  engine: "engine on SQLite (WAL, durability normal): create → sendTurn → waitForTurn",
+  "engine-full": "the same with durability full (fsync on every commit)",
+  concurrent: "sessions started together in one process, then all awaited",
+};
+
+const OUTPUT = fileURLToPath(new URL("../test-output/bench.json", import.meta.url));
+
+function usage(): string {
+  const names = BENCHMARKS.map((n) => `  ${n.padEnd(12)} ${DESCRIPTIONS[n]}`).join("\n");
+  return [
+    "usage: npm run bench -- [--only name[,name…]] [--runs N] [--warmup N] [--sessions N]",
+    "",
+    "benchmarks:",
+    names,
+    "",
+    "  --runs      measured runs per latency benchmark (default 2000)",
+    "  --warmup    unmeasured runs before them (default 200)",
+    "  --sessions  sessions in the concurrent benchmark (default 1000)",
+    `  --out       where to write the JSON results (default ${OUTPUT})`,
+  ].join("\n");
+}
+
+function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || (name !== "warmup" && value === 0)) {
+    throw new Error(`--${name} must be a whole number${name === "warmup" ? "" : " above 0"}; got "${raw}"`);
+  }
+  return value;
+}
+
+function parseOptions() {
+  const { values } = parseArgs({
+    options: {
+      only: { type: "string", multiple: true },
+      runs: { type: "string" },
+      warmup: { type: "string" },
+      sessions: { type: "string" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(usage());
+    process.exit(0);
+  }
+  const requested = (values.only ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  for (const name of requested) {
+    if (!(BENCHMARKS as readonly string[]).includes(name)) {
+      throw new Error(`unknown benchmark "${name}"; choose from ${BENCHMARKS.join(", ")}`);
+    }
+  }
+  return {
+    only: new Set<BenchName>(requested.length > 0 ? (requested as BenchName[]) : BENCHMARKS),
+    runs: positiveInt("runs", values.runs, 2000),
+    warmup: positiveInt("warmup", values.warmup, 200),
+    sessions: positiveInt("sessions", values.sessions, 1000),
+    out: values.out ?? OUTPUT,
+  };
+}
+
+function ratios(latency: Partial<Record<BenchName, LatencySummary>>): Ratio[] {
+  const out: Ratio[] = [];
+  const { engine, bare } = latency;
+  const full = latency["engine-full"];
+  const aiSdk = latency["ai-sdk"];
+  if (engine && aiSdk) {
+    out.push({ name: "engine p50 / ai-sdk p50", value: engine.p50Us / aiSdk.p50Us, target: 1, stretch: 0.5 });
+  }
+  if (full && aiSdk) out.push({ name: "engine-full p50 / ai-sdk p50", value: full.p50Us / aiSdk.p50Us });
+  if (engine && bare) out.push({ name: "engine p50 / bare p50", value: engine.p50Us / bare.p50Us });
+  if (aiSdk && bare) out.push({ name: "ai-sdk p50 / bare p50", value: aiSdk.p50Us / bare.p50Us });
+  if (full && engine) out.push({ name: "engine-full p50 / engine p50", value: full.p50Us / engine.p50Us });
+  return out;
+}
+
+async function main() {
+  const opts = parseOptions();
+  const scenario = loadScenario();
+  const cpu = cpus();
+  const machine = {
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpu: cpu[0]?.model ?? "unknown",
+    cores: cpu.length,
+    tmpdir: tmpdir(),
+    gcExposed,
+  };
+  console.log(
+    `node ${machine.node} on ${machine.platform}, ${machine.cores} × ${machine.cpu}` +
+      `${gcExposed ? "" : " (no --expose-gc: garbage is not collected between benchmarks)"}`,
+  );
+  console.log(`${opts.warmup} warm-up + ${opts.runs} measured runs per latency benchmark\n`);
+
+  const sizes = { warmup: opts.warmup, runs: opts.runs };
+  const latency: Partial<Record<BenchName, LatencySummary>> = {};
+  let concurrent: ConcurrentResult | null = null;
+
+  for (const name of BENCHMARKS) {
+    if (!opts.only.has(name)) continue;
+    collectGarbage();
+    process.stdout.write(`running ${name}: ${DESCRIPTIONS[name]} … `);
+    const started = performance.now();
+    if (name === "bare") latency.bare = await benchBare(scenario, sizes);
+    else if (name === "ai-sdk") latency["ai-sdk"] = await benchAiSdk(scenario, sizes);
+    else if (name === "engine") latency.engine = await benchEngine("normal", sizes);
+    else if (name === "engine-full") latency["engine-full"] = await benchEngine("full", sizes);
+    else concurrent = await benchConcurrent(opts.sessions);
+    console.log(`${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  console.log("");
+  if (Object.keys(latency).length > 0) console.log(`${latencyTable(latency)}\n`);
+  const computed = ratios(latency);
+  if (computed.length > 0) console.log(`${ratioTable(computed)}\n`);
+  if (concurrent) console.log(`${concurrentTable(concurrent)}\n`);
+
+  mkdirSync(dirname(opts.out), { recursive: true });
+  const report = {
+    finishedAt: new Date().toISOString(),
+    machine,
+    options: { ...sizes, sessions: opts.sessions, only: [...opts.only] },
+    latency,
+    ratios: computed,
+    concurrent,
+  };
+  writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`results written to ${opts.out}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exitCode = 1;
+});
