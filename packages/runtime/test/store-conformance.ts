@@ -625,6 +625,23 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(cleared.revision).toBeGreaterThan(after.revision);
       });
 
+      it("applies several session.update ops of one batch in order", async () => {
+        const s = await newSession();
+        await store.apply(s.id, {
+          ops: [
+            { type: "session.update", patch: { status: "running", labels: { a: "1" } } },
+            { type: "session.update", patch: { question: { q: 1 } } },
+            { type: "session.update", patch: { labels: { b: "2" } } },
+          ],
+          events: [],
+        });
+        expect(await store.getSession(s.id)).toMatchObject({
+          status: "running",
+          question: { q: 1 },
+          labels: { b: "2" },
+        });
+      });
+
       it("lists results oldest first with after, turnId and limit", async () => {
         const s = await newSession();
         const t1 = await newTurn(s.id);
@@ -749,6 +766,21 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         });
         expect((await store.getSession(s.id))!.lease).toStrictEqual(renewed);
         expect(await store.renewLease("ses_missing", taken!, 1000, T)).toBeNull();
+      });
+
+      it("never renews or releases with an older epoch, even for the same runtime", async () => {
+        const s = await newSession();
+        const first = (await store.acquireLease(s.id, "rt_1", 1000, T))!;
+        await store.acquireLease(s.id, "rt_2", 1000, T + 1000);
+        const back = (await store.acquireLease(s.id, "rt_1", 1000, T + 2000))!;
+        expect(back.epoch).toBe(first.epoch + 2);
+        expect(await store.renewLease(s.id, first, 1000, T + 2500)).toBeNull();
+        await store.releaseLease(s.id, first);
+        expect((await store.getSession(s.id))!.lease).toStrictEqual(back);
+        await expectRefused(
+          store.apply(s.id, { fence: first, ops: [], events: [ev("x")] }),
+          "stale_epoch",
+        );
       });
 
       it("releases a lease keeping its epoch, so the next holder gets epoch + 1", async () => {

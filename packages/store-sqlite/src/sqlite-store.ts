@@ -207,7 +207,7 @@ export class SqliteStore implements Store {
 
   async listMessages(sessionId: string): Promise<MessageRecord[]> {
     const rows = this.statements
-      .get(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY id`)
+      .get(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY rid`)
       .all(sessionId) as MessageRow[];
     return rows.map(messageFromRow);
   }

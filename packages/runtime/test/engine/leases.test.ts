@@ -93,7 +93,7 @@ describe("leases", () => {
     expect(ofType(events, "tool.started").filter((e) => e.data.attempt === 2)).toHaveLength(1);
     expect((await second.sessions.get(session.id)).result).toMatchObject({
       callId: slowCalls[0],
-      data: { n: 2 },
+      data: { n: 3 },
     });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     // The first runtime's late completion changes nothing.
