@@ -46,7 +46,9 @@ export async function benchConcurrent(sessions: number): Promise<ConcurrentResul
     );
     const t1 = performance.now();
     const turns = await Promise.all(
-      started.map((s) => runtime.sessions.waitForTurn(s.sessionId, s.turnId, { timeoutMs: 600_000 })),
+      started.map((s) =>
+        runtime.sessions.waitForTurn(s.sessionId, s.turnId, { timeoutMs: 600_000 }),
+      ),
     );
     const t2 = performance.now();
 

@@ -64,7 +64,9 @@ export function aiSdkRun(scenario: Scenario): () => Promise<void> {
       stopWhen: stepCountIs(5),
     });
     if (result.text !== scenario.finalText || result.steps.length !== 2) {
-      throw new Error(`generateText took ${result.steps.length} steps and answered "${result.text}"`);
+      throw new Error(
+        `generateText took ${result.steps.length} steps and answered "${result.text}"`,
+      );
     }
   };
 }

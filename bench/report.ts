@@ -61,7 +61,10 @@ export function concurrentTable(r: ConcurrentResult): string {
     ["RSS after (all settled)", `${r.rssAfterMiB.toFixed(1)} MiB`],
     [peakLabel, `${r.peakRssMiB.toFixed(1)} MiB`],
     ["RSS after runtime close", `${r.rssAfterCloseMiB.toFixed(1)} MiB`],
-    ["heap used before → after", `${r.heapUsedBeforeMiB.toFixed(1)} → ${r.heapUsedAfterMiB.toFixed(1)} MiB`],
+    [
+      "heap used before → after",
+      `${r.heapUsedBeforeMiB.toFixed(1)} → ${r.heapUsedAfterMiB.toFixed(1)} MiB`,
+    ],
   ];
   return table(["concurrent sessions", ""], rows);
 }

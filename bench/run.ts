@@ -49,7 +49,9 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0 || (name !== "warmup" && value === 0)) {
-    throw new Error(`--${name} must be a whole number${name === "warmup" ? "" : " above 0"}; got "${raw}"`);
+    throw new Error(
+      `--${name} must be a whole number${name === "warmup" ? "" : " above 0"}; got "${raw}"`,
+    );
   }
   return value;
 }
@@ -69,7 +71,10 @@ function parseOptions() {
     console.log(usage());
     process.exit(0);
   }
-  const requested = (values.only ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  const requested = (values.only ?? [])
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
   for (const name of requested) {
     if (!(BENCHMARKS as readonly string[]).includes(name)) {
       throw new Error(`unknown benchmark "${name}"; choose from ${BENCHMARKS.join(", ")}`);
@@ -90,12 +95,19 @@ function ratios(latency: Partial<Record<BenchName, LatencySummary>>): Ratio[] {
   const full = latency["engine-full"];
   const aiSdk = latency["ai-sdk"];
   if (engine && aiSdk) {
-    out.push({ name: "engine p50 / ai-sdk p50", value: engine.p50Us / aiSdk.p50Us, target: 1, stretch: 0.5 });
+    out.push({
+      name: "engine p50 / ai-sdk p50",
+      value: engine.p50Us / aiSdk.p50Us,
+      target: 1,
+      stretch: 0.5,
+    });
   }
-  if (full && aiSdk) out.push({ name: "engine-full p50 / ai-sdk p50", value: full.p50Us / aiSdk.p50Us });
+  if (full && aiSdk)
+    out.push({ name: "engine-full p50 / ai-sdk p50", value: full.p50Us / aiSdk.p50Us });
   if (engine && bare) out.push({ name: "engine p50 / bare p50", value: engine.p50Us / bare.p50Us });
   if (aiSdk && bare) out.push({ name: "ai-sdk p50 / bare p50", value: aiSdk.p50Us / bare.p50Us });
-  if (full && engine) out.push({ name: "engine-full p50 / engine p50", value: full.p50Us / engine.p50Us });
+  if (full && engine)
+    out.push({ name: "engine-full p50 / engine p50", value: full.p50Us / engine.p50Us });
   return out;
 }
 

@@ -48,7 +48,9 @@ export function loadScenario(): Scenario {
   const [first, second] = script.steps;
   const call = first?.toolCalls?.[0];
   if (!first || !second || !call || typeof second.text !== "string") {
-    throw new Error(`${file} no longer holds the two-step lookup_order script the benchmarks expect`);
+    throw new Error(
+      `${file} no longer holds the two-step lookup_order script the benchmarks expect`,
+    );
   }
   return {
     firstText: first.text ?? "",

@@ -19,12 +19,9 @@ import type { StatementCache } from "./statements.ts";
 
 type Statement = Database.Statement;
 
-interface GuardRow {
-  status: string;
-  last_seq: number;
-  lease_runtime_id: string | null;
-  lease_epoch: number | null;
-}
+// Read as a raw array: [status, last_seq, lease_runtime_id, lease_epoch, status of the expected
+// turn (null when missing; absent without expectTurn)].
+type GuardRow = [string, number, string | null, number | null, TurnStatus | null | undefined];
 
 // Patchable fields: [key in the patch, column, stored as JSON].
 const SESSION_FIELDS = [
@@ -48,7 +45,7 @@ const TURN_FIELDS = [
 
 export class BatchWriter {
   private readonly guard: Statement;
-  private readonly turnStatus: Statement;
+  private readonly guardWithTurn: Statement;
   private readonly insertTurn: Statement;
   private readonly insertMessage: Statement;
   private readonly upsertToolCall: Statement;
@@ -60,12 +57,17 @@ export class BatchWriter {
 
   constructor(private readonly statements: StatementCache) {
     const s = statements;
-    this.guard = s.get(
-      "SELECT status, last_seq, lease_runtime_id, lease_epoch FROM sessions WHERE id = ?",
-    );
-    this.turnStatus = s
-      .get("SELECT status FROM turns WHERE session_id = ? AND id = ?")
-      .pluck() as Statement;
+    // One statement reads everything the guards need.
+    this.guard = s
+      .get("SELECT status, last_seq, lease_runtime_id, lease_epoch FROM sessions WHERE id = ?")
+      .raw();
+    this.guardWithTurn = s
+      .get(
+        `SELECT status, last_seq, lease_runtime_id, lease_epoch,
+           (SELECT status FROM turns WHERE session_id = ? AND id = ?)
+         FROM sessions WHERE id = ?`,
+      )
+      .raw();
     this.insertTurn = s.get(`INSERT INTO turns (session_id, id, input, mode, status, outcome, error,
       idempotency_key, steps, created_at, updated_at, started_at, settled_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -89,42 +91,43 @@ export class BatchWriter {
   }
 
   write(sessionId: string, batch: WriteBatch): EventRecord[] {
-    const session = this.guard.get(sessionId) as GuardRow | undefined;
-    if (session === undefined) {
+    const expectTurn = batch.expectTurn;
+    const row = (
+      expectTurn === undefined
+        ? this.guard.get(sessionId)
+        : this.guardWithTurn.get(sessionId, expectTurn.id, sessionId)
+    ) as GuardRow | undefined;
+    if (row === undefined) {
       throw new StoreError("session_not_found", `No session ${sessionId}.`);
     }
+    const [status, lastSeq, holder, epoch, turnStatus] = row;
     const fence = batch.fence;
-    if (
-      fence !== undefined &&
-      (session.lease_runtime_id !== fence.runtimeId || session.lease_epoch !== fence.epoch)
-    ) {
+    if (fence !== undefined && (holder !== fence.runtimeId || epoch !== fence.epoch)) {
       throw new StoreError(
         "stale_epoch",
-        `Session ${sessionId} is leased to ${session.lease_runtime_id ?? "nobody"} at epoch ` +
-          `${session.lease_epoch ?? 0}; the write was fenced with ${fence.runtimeId} at epoch ` +
-          `${fence.epoch}.`,
+        `Session ${sessionId} is leased to ${holder ?? "nobody"} at epoch ${epoch ?? 0}; the ` +
+          `write was fenced with ${fence.runtimeId} at epoch ${fence.epoch}.`,
       );
     }
-    const expectTurn = batch.expectTurn;
-    if (expectTurn !== undefined) {
-      const status = this.turnStatus.get(sessionId, expectTurn.id) as TurnStatus | undefined;
-      if (status === undefined || !expectTurn.status.includes(status)) {
-        throw new StoreError(
-          "turn_not_active",
-          status === undefined
-            ? `Session ${sessionId} has no turn ${expectTurn.id}.`
-            : `Turn ${expectTurn.id} is ${status}, expected ${expectTurn.status.join(" or ")}.`,
-        );
-      }
+    if (
+      expectTurn !== undefined &&
+      (turnStatus == null)
+    ) {
+      throw new StoreError(
+        "turn_not_active",
+        turnStatus == null
+          ? `Session ${sessionId} has no turn ${expectTurn.id}.`
+          : `Turn ${expectTurn.id} is ${turnStatus}, expected ${expectTurn.status.join(" or ")}.`,
+      );
     }
     const expectSession = batch.expectSession;
     if (
       expectSession !== undefined &&
-      !expectSession.status.includes(session.status as (typeof expectSession.status)[number])
+      !expectSession.status.includes(status as (typeof expectSession.status)[number])
     ) {
       throw new StoreError(
         "session_state",
-        `Session ${sessionId} is ${session.status}, expected ${expectSession.status.join(" or ")}.`,
+        `Session ${sessionId} is ${status}, expected ${expectSession.status.join(" or ")}.`,
       );
     }
 
@@ -216,12 +219,12 @@ export class BatchWriter {
       }
     }
 
-    const events = this.appendEvents(sessionId, session.last_seq, timestamp, batch.events);
-    const lastSeq = session.last_seq + events.length;
+    const events = this.appendEvents(sessionId, lastSeq, timestamp, batch.events);
+    const newLastSeq = lastSeq + events.length;
     if (touched) {
-      this.updateSession(sessionId, lastSeq, timestamp, sessionPatch);
+      this.updateSession(sessionId, newLastSeq, timestamp, sessionPatch);
     } else if (events.length > 0) {
-      this.setLastSeq.run(lastSeq, sessionId);
+      this.setLastSeq.run(newLastSeq, sessionId);
     }
     return events;
   }
