@@ -16,12 +16,14 @@ import { AGENT_ID, SCRIPT_MODEL, SUPPORT_DIR, USER_TEXT } from "./scenario.ts";
 
 export type Durability = "normal" | "full";
 
+export type PhaseSink = (createNs: number, sendTurnNs: number, waitForTurnNs: number) => void;
+
 export interface EngineFixture {
   runtime: Runtime;
   store: SqliteStore;
   dbPath: string;
-  /** One session, one turn, to settlement. */
-  runOnce(): Promise<{ sessionId: string; turn: TurnRecord }>;
+  /** One session, one turn, to settlement; `phases` is told how long each call took (ns). */
+  runOnce(phases?: PhaseSink): Promise<{ sessionId: string; turn: TurnRecord }>;
   close(): Promise<void>;
 }
 
@@ -39,10 +41,14 @@ export async function openEngine(durability: Durability): Promise<EngineFixture>
   });
   await runtime.start();
 
-  async function runOnce() {
+  async function runOnce(phases?: PhaseSink) {
+    const t0 = process.hrtime.bigint();
     const { session } = await runtime.sessions.create({ agentId: AGENT_ID });
+    const t1 = process.hrtime.bigint();
     const sent = await runtime.sessions.sendTurn(session.id, { text: USER_TEXT });
+    const t2 = process.hrtime.bigint();
     const turn = await runtime.sessions.waitForTurn(session.id, sent.turnId);
+    phases?.(Number(t1 - t0), Number(t2 - t1), Number(process.hrtime.bigint() - t2));
     if (turn.status !== "completed") {
       throw new Error(`turn ${turn.id} ended ${turn.status}: ${JSON.stringify(turn.error)}`);
     }

@@ -36,6 +36,19 @@ export function latencyTable(results: Record<string, LatencySummary>): string {
   );
 }
 
+export function phaseTable(
+  results: Record<string, { phasesP50Us?: { create: number; sendTurn: number; waitForTurn: number } }>,
+): string {
+  const rows: string[][] = [];
+  for (const [name, r] of Object.entries(results)) {
+    const p = r.phasesP50Us;
+    if (p) rows.push([name, us(p.create), us(p.sendTurn), us(p.waitForTurn)]);
+  }
+  return rows.length === 0
+    ? ""
+    : table(["p50 of each call", "create µs", "sendTurn µs", "waitForTurn µs"], rows);
+}
+
 export function ratioTable(ratios: Ratio[]): string {
   const rows = ratios.map((r) => {
     let verdict = "";

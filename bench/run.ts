@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { benchConcurrent, type ConcurrentResult } from "./concurrent-sessions.ts";
 import { benchEngine } from "./engine-run.ts";
 import { benchAiSdk, benchBare } from "./peers.ts";
-import { concurrentTable, latencyTable, type Ratio, ratioTable } from "./report.ts";
+import { concurrentTable, latencyTable, phaseTable, type Ratio, ratioTable } from "./report.ts";
 import { loadScenario } from "./scenario.ts";
 import { collectGarbage, gcExposed, type LatencySummary } from "./stats.ts";
 
@@ -148,6 +148,8 @@ async function main() {
 
   console.log("");
   if (Object.keys(latency).length > 0) console.log(`${latencyTable(latency)}\n`);
+  const phases = phaseTable(latency);
+  if (phases) console.log(`${phases}\n`);
   const computed = ratios(latency);
   if (computed.length > 0) console.log(`${ratioTable(computed)}\n`);
   if (concurrent) console.log(`${concurrentTable(concurrent)}\n`);

@@ -111,7 +111,7 @@ export class BatchWriter {
     }
     if (
       expectTurn !== undefined &&
-      (turnStatus == null)
+      (turnStatus == null || !expectTurn.status.includes(turnStatus))
     ) {
       throw new StoreError(
         "turn_not_active",
