@@ -1,5 +1,6 @@
 // Plain-text tables for the terminal.
 import type { ConcurrentResult } from "./concurrent-sessions.ts";
+import type { EngineResult } from "./engine-run.ts";
 import type { LatencySummary } from "./stats.ts";
 
 export interface Ratio {
@@ -36,13 +37,12 @@ export function latencyTable(results: Record<string, LatencySummary>): string {
   );
 }
 
-export function phaseTable(
-  results: Record<string, { phasesP50Us?: { create: number; sendTurn: number; waitForTurn: number } }>,
-): string {
+export function phaseTable(results: Record<string, LatencySummary | EngineResult>): string {
   const rows: string[][] = [];
   for (const [name, r] of Object.entries(results)) {
+    if (!("phasesP50Us" in r)) continue;
     const p = r.phasesP50Us;
-    if (p) rows.push([name, us(p.create), us(p.sendTurn), us(p.waitForTurn)]);
+    rows.push([name, us(p.create), us(p.sendTurn), us(p.waitForTurn)]);
   }
   return rows.length === 0
     ? ""

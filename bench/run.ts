@@ -11,7 +11,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { benchConcurrent, type ConcurrentResult } from "./concurrent-sessions.ts";
-import { benchEngine } from "./engine-run.ts";
+import { benchEngine, type EngineResult } from "./engine-run.ts";
 import { benchAiSdk, benchBare } from "./peers.ts";
 import { concurrentTable, latencyTable, phaseTable, type Ratio, ratioTable } from "./report.ts";
 import { loadScenario } from "./scenario.ts";
@@ -130,7 +130,7 @@ async function main() {
   console.log(`${opts.warmup} warm-up + ${opts.runs} measured runs per latency benchmark\n`);
 
   const sizes = { warmup: opts.warmup, runs: opts.runs };
-  const latency: Partial<Record<BenchName, LatencySummary>> = {};
+  const latency: Partial<Record<BenchName, LatencySummary | EngineResult>> = {};
   let concurrent: ConcurrentResult | null = null;
 
   for (const name of BENCHMARKS) {

@@ -13,6 +13,7 @@ export {
   type SendTurnOptions,
   type SendTurnResult,
 } from "./engine/runtime.ts";
+export type { ListSessionsOptions, SessionListRow } from "./engine/session-list.ts";
 export type { CreateSessionOptions } from "./engine/session-options.ts";
 export { TOOL_OUTPUT_LIMIT_BYTES } from "./engine/tool-call.ts";
 export type { SessionView, TurnView } from "./engine/view.ts";

@@ -16,6 +16,7 @@ import { endSession, interruptTurns } from "./cancellation.ts";
 import { type EngineContext, type Logger, write } from "./context.ts";
 import { validateInput, validateMode } from "./input.ts";
 import { Notifier } from "./notifier.ts";
+import { type ListSessionsOptions, listSessions } from "./session-list.ts";
 import { type CreateSessionOptions, validateCreateOptions } from "./session-options.ts";
 import { SessionWorker } from "./session-worker.ts";
 import { type SessionView, toSessionView } from "./view.ts";
@@ -127,6 +128,11 @@ export function createRuntime(options: RuntimeOptions) {
         [{ type: "session.created", data: { agentId, deploymentId } }],
       );
       return { session: toSessionView(session, await store.listTurns(session.id)), created };
+    },
+
+    /** Newest first; `nextCursor` continues the listing (see ListSessionsOptions). */
+    list(opts: ListSessionsOptions = {}) {
+      return listSessions(store, opts);
     },
 
     async get(sessionId: string): Promise<SessionView> {

@@ -213,3 +213,63 @@ describe("a turn", () => {
     expect(await h.events(session.id)).toEqual(before);
   });
 });
+
+describe("listing sessions", () => {
+  it("pages newest first with stable cursors and filters by agent, status and labels", async () => {
+    h = await harness({ agents: { support, other: support }, steps: [{ text: "hi" }] });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { session } = await h.runtime.sessions.create({
+        agentId: i === 4 ? "other" : "support",
+        labels: { team: i % 2 === 0 ? "red" : "blue" },
+      });
+      ids.push(session.id);
+    }
+    const first = await h.runtime.sessions.list({ limit: 2 });
+    const second = await h.runtime.sessions.list({ limit: 2, cursor: first.nextCursor! });
+    const third = await h.runtime.sessions.list({ limit: 2, cursor: second.nextCursor! });
+    const all = (await h.runtime.sessions.list({ limit: 100 })).sessions.map((s) => s.id);
+    const paged = [...first.sessions, ...second.sessions, ...third.sessions].map((s) => s.id);
+    expect(paged).toEqual(all);
+    expect([...paged].sort()).toEqual([...ids].sort());
+    const created = await Promise.all(
+      all.map(async (id) => (await h.runtime.sessions.get(id)).createdAt),
+    );
+    expect(created).toEqual([...created].sort().reverse());
+    expect(third.nextCursor).toBeNull();
+    expect((await h.runtime.sessions.list({ agentId: "other" })).sessions.map((s) => s.id)).toEqual(
+      [ids[4]],
+    );
+    const blue = (await h.runtime.sessions.list({ labels: { team: "blue" } })).sessions.map(
+      (s) => s.id,
+    );
+    expect(blue.sort()).toEqual([ids[1], ids[3]].sort());
+
+    const { turnId } = await h.runtime.sessions.sendTurn(ids[0]!, { text: "hello" });
+    await h.runtime.sessions.waitForTurn(ids[0]!, turnId);
+    const idle = await h.runtime.sessions.list({ status: "idle" });
+    expect(idle.sessions.map((s) => s.id)).toEqual([ids[0]]);
+    expect(idle.sessions[0]!.activity).toMatchObject({
+      activeTurnId: null,
+      queued: 0,
+      lastSettledTurn: { id: turnId, status: "completed" },
+    });
+    expect(idle.sessions[0]).not.toHaveProperty("turns");
+  });
+
+  it("refuses a bad limit, status or cursor naming the field", async () => {
+    h = await harness({ agents: { support }, steps: [] });
+    await expect(h.runtime.sessions.list({ limit: 0 })).rejects.toMatchObject({
+      details: { path: "limit" },
+    });
+    await expect(h.runtime.sessions.list({ limit: 101 })).rejects.toMatchObject({
+      details: { path: "limit" },
+    });
+    await expect(h.runtime.sessions.list({ status: "sleeping" as never })).rejects.toMatchObject({
+      details: { path: "status" },
+    });
+    await expect(h.runtime.sessions.list({ cursor: "garbage" })).rejects.toMatchObject({
+      details: { path: "cursor" },
+    });
+  });
+});

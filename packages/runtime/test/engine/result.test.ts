@@ -1,4 +1,5 @@
 import { defineTool, useModel, useTool } from "@opencomputer/agent";
+import type { ScriptStep } from "@opencomputer/runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsonDigest } from "../../src/digest.ts";
 import { type Harness, harness, ofType } from "./harness.ts";
@@ -25,7 +26,9 @@ function agent() {
   return "Report what you found.";
 }
 
-const call = (input: Record<string, unknown>) => ({ toolCalls: [{ name: "report", input }] });
+const call = (input: Record<string, unknown>): ScriptStep => ({
+  toolCalls: [{ name: "report", input }],
+});
 
 let h: Harness;
 afterEach(async () => {

@@ -1,0 +1,83 @@
+import type { Store } from "../store/port.ts";
+import type { SessionStatus, TurnRecord } from "../store/records.ts";
+import { InputError } from "./input.ts";
+import { type SessionView, type TurnView, toSessionView, toTurnView } from "./view.ts";
+
+export interface ListSessionsOptions {
+  agentId?: string;
+  status?: SessionStatus;
+  labels?: Record<string, string>;
+  /** 1..100, default 50. */
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+/** A row of `GET /sessions`: the session without its turns, with what it is doing now. */
+export type SessionListRow = Omit<SessionView, "turns"> & {
+  activity: { activeTurnId: string | null; queued: number; lastSettledTurn: TurnView | null };
+};
+
+const STATUSES = new Set(["new", "idle", "running", "waiting_runtime", "failed", "ended"]);
+
+function decodeCursor(cursor: string): { createdAt: string; id: string } {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
+    const v = value as { createdAt?: unknown; id?: unknown };
+    if (typeof v.createdAt === "string" && typeof v.id === "string")
+      return { createdAt: v.createdAt, id: v.id };
+  } catch {
+    // reported below
+  }
+  throw new InputError("invalid_input", "cursor: not a cursor this API returned", {
+    path: "cursor",
+  });
+}
+
+/** Sessions newest first (createdAt desc, then id desc): a stable order for cursors. */
+export async function listSessions(store: Store, options: ListSessionsOptions = {}) {
+  const limit = options.limit ?? 50;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new InputError("invalid_input", "limit: must be an integer from 1 to 100", {
+      path: "limit",
+    });
+  }
+  if (options.status !== undefined && !STATUSES.has(options.status)) {
+    throw new InputError("invalid_input", `status: must be one of ${[...STATUSES].join(", ")}`, {
+      path: "status",
+    });
+  }
+  const rows = await store.listSessions({
+    limit: limit + 1,
+    ...(options.agentId ? { agentId: options.agentId } : {}),
+    ...(options.status ? { status: options.status } : {}),
+    ...(options.labels ? { labels: options.labels } : {}),
+    ...(options.cursor ? { cursor: decodeCursor(options.cursor) } : {}),
+  });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const sessions: SessionListRow[] = await Promise.all(
+    page.map(async (s) => {
+      const { turns: _turns, ...view } = toSessionView(s, []);
+      return { ...view, activity: activityOf(await store.listTurns(s.id)) };
+    }),
+  );
+  const nextCursor =
+    rows.length > limit && last
+      ? Buffer.from(JSON.stringify({ createdAt: last.createdAt, id: last.id })).toString(
+          "base64url",
+        )
+      : null;
+  return { sessions, nextCursor };
+}
+
+function activityOf(turns: TurnRecord[]): SessionListRow["activity"] {
+  const active = turns.find((t) => t.status === "running");
+  const settled = turns.filter((t) => t.settledAt !== null && t.outcome !== "steered");
+  const last = settled.sort((a, b) => (a.settledAt! < b.settledAt! ? -1 : 1)).at(-1);
+  return {
+    activeTurnId: active?.id ?? null,
+    queued: turns.filter((t) => t.status === "queued").length,
+    lastSettledTurn: last ? toTurnView(last) : null,
+  };
+}
