@@ -406,6 +406,46 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         await expectRefused(store.apply(s.id, { ...batch, expectSession }), "session_state");
       });
 
+      it("refuses expectOpenCalls unless the turn's started calls are exactly those listed", async () => {
+        const s = await newSession();
+        const turn = await newTurn(s.id, { status: "running" });
+        const a = toolCallRecord(s.id, turn.id, { status: "started" });
+        const b = toolCallRecord(s.id, turn.id, { status: "started" });
+        const done = toolCallRecord(s.id, turn.id, { status: "completed" });
+        await store.apply(s.id, {
+          ops: [a, b, done].map((call) => ({ type: "toolCall.upsert" as const, call })),
+          events: [],
+        });
+        const before = await snapshot(s.id);
+        for (const callIds of [
+          [a.callId],
+          [a.callId, b.callId, done.callId],
+          [],
+          [a.callId, "call_x"],
+        ]) {
+          await expectRefused(
+            store.apply(s.id, {
+              ...fullBatch(s.id, turn.id),
+              expectOpenCalls: { turnId: turn.id, callIds },
+            }),
+            "calls_changed",
+          );
+        }
+        expect(await snapshot(s.id)).toStrictEqual(before);
+        const ok = await store.apply(s.id, {
+          ops: [],
+          events: [ev("x")],
+          expectOpenCalls: { turnId: turn.id, callIds: [b.callId, a.callId] },
+        });
+        expect(ok).toHaveLength(1);
+        const other = await newTurn(s.id, { status: "running" });
+        await store.apply(s.id, {
+          ops: [],
+          events: [],
+          expectOpenCalls: { turnId: other.id, callIds: [] },
+        });
+      });
+
       it("refuses turn.update of a turn the session does not have", async () => {
         const s = await newSession();
         const before = await snapshot(s.id);

@@ -52,6 +52,7 @@ export class BatchWriter {
   private readonly insertResult: Statement;
   private readonly insertEvent: Statement;
   private readonly setLastSeq: Statement;
+  private readonly openCalls: Statement;
   private readonly turnUpdates: Statement[] = [];
   private readonly sessionUpdates: Statement[] = [];
 
@@ -88,6 +89,11 @@ export class BatchWriter {
     this.insertEvent = s.get(`INSERT INTO events (session_id, seq, id, timestamp, turn_id, type,
       data) VALUES (?, ?, ?, ?, ?, ?, ?)`);
     this.setLastSeq = s.get("UPDATE sessions SET last_seq = ? WHERE id = ?");
+    this.openCalls = s
+      .get(
+        "SELECT call_id FROM tool_calls WHERE session_id = ? AND turn_id = ? AND status = 'started'",
+      )
+      .pluck();
   }
 
   write(sessionId: string, batch: WriteBatch): EventRecord[] {
@@ -130,6 +136,9 @@ export class BatchWriter {
         `Session ${sessionId} is ${status}, expected ${expectSession.status.join(" or ")}.`,
       );
     }
+
+    const expectOpenCalls = batch.expectOpenCalls;
+    if (expectOpenCalls !== undefined) this.checkOpenCalls(sessionId, expectOpenCalls);
 
     const timestamp = new Date().toISOString();
     let touched = false;
@@ -227,6 +236,18 @@ export class BatchWriter {
       this.setLastSeq.run(newLastSeq, sessionId);
     }
     return events;
+  }
+
+  /** Refuses the batch unless the turn's still-open calls are exactly the expected ones. */
+  private checkOpenCalls(sessionId: string, expected: NonNullable<WriteBatch["expectOpenCalls"]>) {
+    const open = this.openCalls.all(sessionId, expected.turnId) as string[];
+    const want = new Set(expected.callIds);
+    if (open.length !== want.size || open.some((id) => !want.has(id))) {
+      throw new StoreError(
+        "calls_changed",
+        `Turn ${expected.turnId} has open calls [${open.join(", ")}], expected [${[...want].join(", ")}].`,
+      );
+    }
   }
 
   /** Inserts `events` with seqs after `lastSeq`; the caller records the new last seq. */

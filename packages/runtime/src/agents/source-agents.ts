@@ -40,6 +40,9 @@ export function parseAgentRef(ref: string): { agentId: string; alias: string } {
 export function createSourceAgents(projectDir: string): AgentResolver {
   const root = resolve(projectDir);
   const loaded = new Map<string, Promise<LoadedAgent>>();
+  // Node caches imported modules, so this process runs an agent's sources as first loaded: the
+  // deployment id is computed once, from those sources, and stays true for the process's life.
+  const deploymentIds = new Map<string, string>();
 
   function agentDir(agentId: string): string {
     const dir = join(root, "opencomputer", "agents", agentId);
@@ -58,7 +61,12 @@ export function createSourceAgents(projectDir: string): AgentResolver {
   return {
     async describe(agentRef) {
       const { agentId } = parseAgentRef(agentRef);
-      return { agentId, deploymentId: `src_${digestDir(agentDir(agentId))}` };
+      let deploymentId = deploymentIds.get(agentId);
+      if (!deploymentId) {
+        deploymentId = `src_${digestDir(agentDir(agentId))}`;
+        deploymentIds.set(agentId, deploymentId);
+      }
+      return { agentId, deploymentId };
     },
     load(agentId, deploymentId) {
       const key = `${agentId}\0${deploymentId}`;

@@ -35,6 +35,16 @@ const log: Logger = {
     process.stderr.write(`${JSON.stringify({ level: "warn", message, ...fields })}\n`),
 };
 
+// Defining the tools checks their schemas (~100 ms): part of warming up, before the store is touched.
+const agents = createStaticAgents({
+  projectDir,
+  agents: { [AGENT_ID]: createCrashAgent(logPath) },
+});
+const models = createModelResolver({
+  providers: { script: createScriptModel },
+  override: undefined,
+});
+
 // A child the parent forgot to kill must not outlive the test.
 setTimeout(() => process.exit(3), mode === "drain" ? 120_000 : 60_000).unref();
 process.stdout.write("loaded\n");
@@ -43,8 +53,9 @@ await waitForGo();
 const store = createSqliteStore({ path: dbPath });
 const runtime = createRuntime({
   store,
-  agents: createStaticAgents({ projectDir, agents: { [AGENT_ID]: createCrashAgent(logPath) } }),
-  models: createModelResolver({ providers: { script: createScriptModel }, override: undefined }),
+  agents,
+  models,
+  // Short, so the next child takes over a killed child's sessions quickly.
   leaseMs: 300,
   recoveryIntervalMs: 40,
   log,

@@ -12,7 +12,7 @@ import type {
   ToolCallRecord,
   TurnRecord,
 } from "../../src/index.ts";
-import { type ReportInput, reportValue, SIDE_EFFECT_KEY, sideEffectKey } from "./scenario.ts";
+import { type ReportInput, reportValue, SIDE_EFFECT_LINE, sideEffectKey } from "./scenario.ts";
 
 export interface SessionSnapshot {
   session: SessionRecord;
@@ -64,7 +64,11 @@ export interface Stats {
   /** Calls whose side effect is in the log more than once. */
   reRunCalls: number;
   sideEffects: number;
+  /** Log lines that are not a side-effect key (a torn write would show here). */
+  malformedLogLines: number;
   results: number;
+  /** Where the runtime was when it died, per requeue: inside tool calls, or before/in a model call. */
+  killedDuring: { toolCalls: number; modelStep: number };
 }
 
 const TERMINAL_TURN = new Set(["turn.completed", "turn.failed", "turn.cancelled"]);
@@ -92,7 +96,9 @@ export function checkInvariants(
     restartedCalls: 0,
     reRunCalls: 0,
     sideEffects: 0,
+    malformedLogLines: 0,
     results: 0,
+    killedDuring: { toolCalls: 0, modelStep: 0 },
   };
   /** `${sessionId}:${callId}` → how often the call was durably started, and whether it completed. */
   const callRuns = new Map<string, { started: number; completed: boolean }>();
@@ -108,7 +114,7 @@ export function checkInvariants(
         const code = turn.error?.code ?? "unknown";
         stats.failedTurnErrors[code] = (stats.failedTurnErrors[code] ?? 0) + 1;
       }
-      if (checkTurn(snap, turn, fail)) stats.resumedTurns++;
+      if (checkTurn(snap, turn, fail, stats.killedDuring)) stats.resumedTurns++;
     }
     for (const [callId, info] of checkCalls(snap, fail)) {
       stats.calls++;
@@ -125,7 +131,13 @@ export function checkInvariants(
   }
 
   const runs = new Map<string, number>();
-  for (const match of sideEffectLog.matchAll(SIDE_EFFECT_KEY)) {
+  for (const line of sideEffectLog.split("\n")) {
+    if (line === "") continue;
+    const match = SIDE_EFFECT_LINE.exec(line);
+    if (!match) {
+      stats.malformedLogLines++;
+      continue;
+    }
     stats.sideEffects++;
     const key = sideEffectKey(match[1]!, match[2]!);
     runs.set(key, (runs.get(key) ?? 0) + 1);
@@ -173,7 +185,12 @@ function checkLog(snap: SessionSnapshot, fail: (what: string) => void) {
  * with step and tool events only while running and nothing at all after the terminal event.
  * Returns whether the turn was resumed after a kill.
  */
-function checkTurn(snap: SessionSnapshot, turn: TurnRecord, fail: (what: string) => void): boolean {
+function checkTurn(
+  snap: SessionSnapshot,
+  turn: TurnRecord,
+  fail: (what: string) => void,
+  killedDuring: Stats["killedDuring"],
+): boolean {
   const at = `turn ${turn.id}`;
   if (!SETTLED.has(turn.status)) fail(`${at} is ${turn.status}, not settled`);
   const events = snap.events.filter((e) => e.turnId === turn.id);
@@ -182,6 +199,7 @@ function checkTurn(snap: SessionSnapshot, turn: TurnRecord, fail: (what: string)
   let starts = 0;
   let requeues = 0;
   let terminal: EventRecord | undefined;
+  const openCalls = new Set<string>();
   for (const e of events) {
     const data = (e.data ?? {}) as Record<string, unknown>;
     const bad = () => fail(`${at}: ${e.type} (seq ${e.seq}) while ${state}`);
@@ -207,6 +225,8 @@ function checkTurn(snap: SessionSnapshot, turn: TurnRecord, fail: (what: string)
             fail(`${at}: requeue at seq ${e.seq} is not preceded by its runtime.disconnected`);
           }
           requeues++;
+          if (openCalls.size > 0) killedDuring.toolCalls++;
+          else killedDuring.modelStep++;
         } else if (state !== "received") bad();
         state = "queued";
         break;
@@ -217,12 +237,17 @@ function checkTurn(snap: SessionSnapshot, turn: TurnRecord, fail: (what: string)
         starts++;
         state = "running";
         break;
-      default:
+      default: {
         if (TERMINAL_TURN.has(e.type)) {
           if (state !== "running" && !(e.type === "turn.cancelled" && state === "queued")) bad();
           terminal = e;
           state = "settled";
         } else if (state !== "running") bad();
+        const callId = (data as { callId?: string }).callId;
+        if (callId && e.type === "tool.started") openCalls.add(callId);
+        if (callId && (e.type === "tool.completed" || e.type === "tool.failed"))
+          openCalls.delete(callId);
+      }
     }
   }
   if (!terminal) fail(`${at} has no terminal event`);

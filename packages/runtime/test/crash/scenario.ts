@@ -23,8 +23,8 @@ export function sideEffectKey(sessionId: string, toolCallId: string): string {
   return `${sessionId}:${toolCallId}`;
 }
 
-/** Keys as the runtime's ids look (`<prefix>_` + 20 characters); matched anywhere in the log. */
-export const SIDE_EFFECT_KEY = /(ses_[0-9a-z]{20}):(call_[0-9a-z]{20})/g;
+/** One line of the side-effect log. */
+export const SIDE_EFFECT_LINE = /^(ses_[0-9A-Za-z]+):(call_[0-9A-Za-z]+)$/;
 
 /**
  * The model plays step N where N is the number of assistant messages in the prompt, across the
