@@ -823,6 +823,18 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         );
       });
 
+      it("does not release a lease that was extended after the one given", async () => {
+        const s = await newSession();
+        const first = (await store.acquireLease(s.id, "rt_1", 1000, T))!;
+        const extended = (await store.acquireLease(s.id, "rt_1", 1000, T + 10))!;
+        expect(extended.epoch).toBe(first.epoch);
+        await store.releaseLease(s.id, first);
+        expect((await store.getSession(s.id))!.lease).toEqual(extended);
+        expect(await store.acquireLease(s.id, "rt_2", 1000, T + 20)).toBeNull();
+        await store.releaseLease(s.id, extended);
+        expect((await store.acquireLease(s.id, "rt_2", 1000, T + 20))!.epoch).toBe(first.epoch + 1);
+      });
+
       it("releases a lease keeping its epoch, so the next holder gets epoch + 1", async () => {
         const s = await newSession();
         const lease = (await store.acquireLease(s.id, "rt_1", 60_000, T))!;

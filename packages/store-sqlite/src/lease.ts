@@ -36,5 +36,6 @@ export const WRITE_LEASE =
 export const RENEW_LEASE = `UPDATE sessions SET lease_expires_at = ?
   WHERE id = ? AND lease_runtime_id = ? AND lease_epoch = ?`;
 
+/** Only the lease as given: one extended since (a newer acquire or renew) stays. */
 export const RELEASE_LEASE = `UPDATE sessions SET lease_expires_at = 0
-  WHERE id = ? AND lease_runtime_id = ? AND lease_epoch = ?`;
+  WHERE id = ? AND lease_runtime_id = ? AND lease_epoch = ? AND lease_expires_at = ?`;

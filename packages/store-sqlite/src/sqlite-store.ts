@@ -148,7 +148,9 @@ export class SqliteStore implements Store {
   }
 
   async releaseLease(sessionId: string, lease: Lease): Promise<void> {
-    this.statements.get(RELEASE_LEASE).run(sessionId, lease.runtimeId, lease.epoch);
+    this.statements
+      .get(RELEASE_LEASE)
+      .run(sessionId, lease.runtimeId, lease.epoch, lease.expiresAt);
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {

@@ -79,7 +79,14 @@ export function createRuntime(options: RuntimeOptions) {
   function worker(sessionId: string): SessionWorker {
     let w = workers.get(sessionId);
     if (!w) {
-      w = new SessionWorker(ctx, sessionId);
+      // An idle worker is dropped (its conversation cache with it), so a runtime's memory
+      // follows its active sessions, not every session it ever ran.
+      // Its lease is given up too, so another runtime can take the session's next turn at once.
+      w = new SessionWorker(ctx, sessionId, (idle) => {
+        void idle.release().finally(() => {
+          if (workers.get(sessionId) === idle && idle.idle) workers.delete(sessionId);
+        });
+      });
       workers.set(sessionId, w);
     }
     return w;

@@ -47,6 +47,8 @@ export class SessionWorker {
   constructor(
     private readonly ctx: EngineContext,
     readonly sessionId: string,
+    /** Called when the worker has no work left, so the runtime can forget it. */
+    private readonly onIdle: (worker: SessionWorker) => void = () => {},
   ) {}
 
   get activeTurnId(): string | undefined {
@@ -73,6 +75,7 @@ export class SessionWorker {
       .finally(() => {
         this.running = null;
         if (this.again && !this.stopped) void this.kick();
+        else this.onIdle(this);
         this.again = false;
       });
     return this.running;
@@ -106,7 +109,9 @@ export class SessionWorker {
     this.active?.controller.abort(new Error("runtime closing"));
   }
 
+  /** Gives up the lease; a no-op while the worker runs (it releases when it goes idle). */
   async release(): Promise<void> {
+    if (this.running) return;
     this.stopRenewing();
     if (this.lease) await this.ctx.store.releaseLease(this.sessionId, this.lease).catch(() => {});
     this.lease = null;

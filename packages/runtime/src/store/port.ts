@@ -103,7 +103,10 @@ export interface Store {
   ): Promise<Lease | null>;
   /** Extends a lease still held with this epoch; null when it was lost. */
   renewLease(sessionId: string, lease: Lease, ttlMs: number, now?: number): Promise<Lease | null>;
-  /** Gives the lease up (expiresAt = 0, epoch kept) if still held with this epoch. */
+  /**
+   * Gives the lease up (expiresAt = 0, epoch kept) if it is still exactly this lease: same
+   * holder and epoch, not extended since (so a late release cannot undo a newer acquire).
+   */
   releaseLease(sessionId: string, lease: Lease): Promise<void>;
 
   getSession(sessionId: string): Promise<SessionRecord | undefined>;

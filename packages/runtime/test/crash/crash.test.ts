@@ -1,8 +1,12 @@
-// Crash recovery under SIGKILL: runtime processes on one SQLite file are killed at random moments
-// (inside model calls, tool calls, commits, recovery) and replaced; a last one runs every turn to
-// its end. Whatever the kill points, the store must then satisfy the invariants in
-// invariants.ts. CRASH_KILLS sets the number of kills (default 50), CRASH_SEED the random seed,
-// CRASH_KEEP=1 keeps the temp dir for inspection.
+// Crash recovery under SIGKILL: runtime processes (child.ts) on one SQLite file are killed at
+// random moments (inside model calls, tool calls, commits, recovery) and replaced; a last one runs
+// every turn to its end. Whatever the kill points, the store must then satisfy the invariants in
+// invariants.ts. Some children are frozen (SIGSTOP) instead and woken next to their successor
+// before being killed, which exercises lease fencing with two live runtimes.
+//
+// Environment: CRASH_KILLS (default 50), CRASH_PAUSE_RATE (share frozen first, default 0.15; 0 for
+// plain kills), CRASH_SEED (the parent's random choices; timing still varies), CRASH_KEEP=1 keeps
+// the temp dir (database, side-effect log) for inspection.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,7 +46,8 @@ class Child {
     this.proc.stderr!.setEncoding("utf8").on("data", (s: string) => (this.stderr += s));
     this.proc.stdin!.on("error", () => {});
     this.exited = new Promise((resolve) =>
-      this.proc.on("exit", (code, signal) => {
+      // "close", not "exit": by then the last of its stderr has been read too.
+      this.proc.on("close", (code, signal) => {
         this.exit = { code, signal };
         resolve(this.exit);
       }),
@@ -146,7 +151,8 @@ describe("crash recovery (SIGKILL)", () => {
       };
 
       // Children load their modules (Node + tsx take most of a second) while earlier ones run, so
-      // a kill is followed by a takeover within milliseconds. Only one of them runs at a time.
+      // a kill is followed by a takeover within milliseconds. One runs at a time, plus a frozen
+      // one while it is woken up.
       const spares: Child[] = [];
       let spawned = 0;
       const refill = () => {

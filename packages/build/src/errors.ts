@@ -1,0 +1,92 @@
+// Every problem the build finds is one `BuildError`: a stable code for programs (`--json`) and a
+// position a person's editor can jump to. The table below is the single list of codes; the docs
+// (docs/build.md) repeat it with examples.
+
+export const BUILD_ERROR_CODES = {
+  // Project and agents
+  agent_not_found: "no opencomputer/agents/<id>/agent.ts in the project",
+  agent_id_invalid: "an agent directory name is not a valid agent id",
+  agent_no_default_export: "agent.ts has no default export (the agent function)",
+  syntax_error: "a module does not parse",
+  import_not_found: "a relative import names no file",
+  // The defineTool() call
+  tool_not_literal: "the defineTool() argument is not an object literal",
+  tool_not_exported: "defineTool() is not the initializer of an exported top-level const",
+  spread_in_tool: "a spread (...x) in the defineTool() object",
+  computed_property: "a computed property name ([x]) in the defineTool() object or the output schema",
+  property_not_ordinary: "name, result or output written as a method, getter or setter",
+  duplicate_property: "name, result or output given twice",
+  name_missing: "the defineTool() object has no name",
+  name_not_literal: "name is not a string literal",
+  tool_name_invalid: "name does not match /^[a-zA-Z0-9_-]{1,64}$/",
+  tool_name_reserved: 'name is "ask", the platform\'s question tool',
+  tool_name_duplicate: "two tools of one agent have the same name",
+  result_not_literal: "result is not the literal true or false",
+  // Result tools
+  result_tool_conflict: "an agent has more than one result tool",
+  result_tool_requires_output: "a result tool without output",
+  result_tool_requires_run: "a result tool with preview/apply or without run",
+  // The result tool's output schema
+  output_function_call: "output is (or is initialised by) a function call",
+  output_let_binding: "output refers to a let binding",
+  output_var_binding: "output refers to a var binding",
+  output_namespace_member: "output is a member access such as schemas.report",
+  output_package_import: "output is imported from a package",
+  output_import_outside_agent: "output is imported from a module outside the agent directory",
+  output_reexport: "output is reached through export ... from (a re-export)",
+  output_export_not_found: "the imported module does not export that name",
+  output_spread: "a spread inside the output schema",
+  output_circular: "output's const references form a cycle",
+  output_not_static: "any other form that is not a JSON literal (identifier, template, etc.)",
+  // Loading the tool modules
+  tool_module_load_failed: "a module threw while it loaded (defineTool's own codes pass through)",
+  tool_module_load_timeout: "loading the modules did not finish within the time limit",
+  tool_not_static: "a module exports a tool the build did not find as a defineTool() call",
+  // Bundling
+  bundle_failed: "esbuild could not bundle the agent",
+} as const;
+
+export type BuildErrorCode = keyof typeof BUILD_ERROR_CODES;
+
+export interface BuildError {
+  /** A `BuildErrorCode`, or a `ToolDefinitionError` code passed through from `defineTool`. */
+  code: string;
+  message: string;
+  /** Relative to the project directory, with `/` separators. */
+  file: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based, in UTF-16 code units (what editors count). */
+  column: number;
+}
+
+/** `file:line:column: code message`, one line per error, in a stable order. */
+export function formatErrors(errors: readonly BuildError[]): string {
+  return sortErrors(errors)
+    .map((e) => `${e.file}:${e.line}:${e.column}: ${e.code} ${e.message}`)
+    .join("\n");
+}
+
+/** Sorted by file, line, column, code; exact duplicates (a module shared by agents) dropped. */
+export function sortErrors(errors: readonly BuildError[]): BuildError[] {
+  const seen = new Set<string>();
+  const unique: BuildError[] = [];
+  for (const e of errors) {
+    const key = `${e.file}\0${e.line}\0${e.column}\0${e.code}\0${e.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    unique.push(e);
+  }
+  return unique.sort(
+    (a, b) =>
+      compare(a.file, b.file) ||
+      a.line - b.line ||
+      a.column - b.column ||
+      compare(a.code, b.code) ||
+      compare(a.message, b.message),
+  );
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
