@@ -45,28 +45,36 @@ function usage(): string {
   ].join("\n");
 }
 
-function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+/** A mistake on the command line: reported without a stack. */
+class UsageError extends Error {}
+
+function countOption(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0 || (name !== "warmup" && value === 0)) {
-    throw new Error(
+    throw new UsageError(
       `--${name} must be a whole number${name === "warmup" ? "" : " above 0"}; got "${raw}"`,
     );
   }
   return value;
 }
 
+const OPTIONS = {
+  only: { type: "string", multiple: true },
+  runs: { type: "string" },
+  warmup: { type: "string" },
+  sessions: { type: "string" },
+  out: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parseOptions() {
-  const { values } = parseArgs({
-    options: {
-      only: { type: "string", multiple: true },
-      runs: { type: "string" },
-      warmup: { type: "string" },
-      sessions: { type: "string" },
-      out: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+  try {
+    values = parseArgs({ options: OPTIONS }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   if (values.help) {
     console.log(usage());
     process.exit(0);
@@ -77,14 +85,14 @@ function parseOptions() {
     .filter(Boolean);
   for (const name of requested) {
     if (!(BENCHMARKS as readonly string[]).includes(name)) {
-      throw new Error(`unknown benchmark "${name}"; choose from ${BENCHMARKS.join(", ")}`);
+      throw new UsageError(`unknown benchmark "${name}"; choose from ${BENCHMARKS.join(", ")}`);
     }
   }
   return {
     only: new Set<BenchName>(requested.length > 0 ? (requested as BenchName[]) : BENCHMARKS),
-    runs: positiveInt("runs", values.runs, 2000),
-    warmup: positiveInt("warmup", values.warmup, 200),
-    sessions: positiveInt("sessions", values.sessions, 1000),
+    runs: countOption("runs", values.runs, 2000),
+    warmup: countOption("warmup", values.warmup, 200),
+    sessions: countOption("sessions", values.sessions, 1000),
     out: values.out ?? OUTPUT,
   };
 }
@@ -168,6 +176,7 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  if (error instanceof UsageError) console.error(`${error.message}\n\n${usage()}`);
+  else console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
   process.exitCode = 1;
 });
