@@ -13,7 +13,8 @@ export const BUILD_ERROR_CODES = {
   tool_not_literal: "the defineTool() argument is not an object literal",
   tool_not_exported: "defineTool() is not the initializer of an exported top-level const",
   spread_in_tool: "a spread (...x) in the defineTool() object",
-  computed_property: "a computed property name ([x]) in the defineTool() object or the output schema",
+  computed_property:
+    "a computed property name ([x]) in the defineTool() object or the output schema",
   property_not_ordinary: "name, result or output written as a method, getter or setter",
   duplicate_property: "name, result or output given twice",
   name_missing: "the defineTool() object has no name",

@@ -75,7 +75,12 @@ export class ModuleGraph {
         if (target.kind === "module") visit(target.file);
         else if (target.kind === "missing") {
           errors.push(
-            errorAt(mod, node, "import_not_found", `Cannot find module "${specifier}" from ${mod.rel}`),
+            errorAt(
+              mod,
+              node,
+              "import_not_found",
+              `Cannot find module "${specifier}" from ${mod.rel}`,
+            ),
           );
         }
       }
@@ -89,7 +94,8 @@ export class ModuleGraph {
     const ext = extname(base);
     const candidates: string[] = [];
     if (ext) candidates.push(base);
-    for (const alt of SOURCE_FOR_OUTPUT[ext] ?? []) candidates.push(base.slice(0, -ext.length) + alt);
+    for (const alt of SOURCE_FOR_OUTPUT[ext] ?? [])
+      candidates.push(base.slice(0, -ext.length) + alt);
     for (const e of CODE_EXTENSIONS) candidates.push(base + e);
     for (const e of CODE_EXTENSIONS) candidates.push(resolve(base, `index${e}`));
     for (const file of candidates) {

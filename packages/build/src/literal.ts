@@ -7,7 +7,13 @@ import ts from "typescript";
 import type { BuildError } from "./errors.ts";
 import { errorAt, type ParsedModule, snippet } from "./parse.ts";
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
 
 /** Strips what only the type system sees: parentheses, `as const`, `as T`, `satisfies T`, `x!`. */
 export function unwrap(expression: ts.Expression): ts.Expression {
@@ -27,48 +33,63 @@ export function unwrap(expression: ts.Expression): ts.Expression {
   }
 }
 
-/** The error for an expression that is not a literal, naming the form it has. */
+/** What an expression that is not a literal is, for messages: "a function call `make()`". */
+export function formOf(
+  mod: ParsedModule,
+  expression: ts.Expression,
+  isNamespace = noNamespaces,
+): string {
+  const e = unwrap(expression);
+  const text = `\`${snippet(mod, e)}\``;
+  if (ts.isCallExpression(e)) return `a function call ${text}`;
+  if (ts.isNewExpression(e)) return `a \`new\` expression ${text}`;
+  if (ts.isTaggedTemplateExpression(e)) return `a tagged template (a function call) ${text}`;
+  if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) {
+    const root = e.expression;
+    return ts.isIdentifier(root) && isNamespace(root.text)
+      ? `a namespace member ${text}`
+      : `a member access ${text}`;
+  }
+  if (ts.isIdentifier(e)) return `an identifier ${text} where a literal is needed`;
+  if (ts.isTemplateExpression(e)) {
+    return `a template literal with substitutions ${text} where a literal is needed`;
+  }
+  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return `a function ${text}`;
+  if (ts.isClassExpression(e)) return `a class ${text}`;
+  if (ts.isConditionalExpression(e)) return `a conditional expression ${text}`;
+  if (ts.isBinaryExpression(e) || ts.isPrefixUnaryExpression(e)) {
+    return `a computed expression ${text}`;
+  }
+  if (ts.isAwaitExpression(e)) return `an await expression ${text}`;
+  if (ts.isRegularExpressionLiteral(e)) return `a regular expression ${text} (not JSON)`;
+  if (ts.isBigIntLiteral(e)) return `a bigint ${text} (not JSON)`;
+  if (ts.isStringLiteral(e)) return `the string ${text}`;
+  if (ts.isNumericLiteral(e)) return `the number ${text}`;
+  if (ts.isArrayLiteralExpression(e)) return `an array literal ${text}`;
+  return `an expression ${text} that is not a JSON literal`;
+}
+
+const noNamespaces = (_name: string): boolean => false;
+
+/** The error for a schema part that is not a literal, with the code of the form it has. */
 export function refuseForm(
   mod: ParsedModule,
   expression: ts.Expression,
   where: string,
-  isNamespace: (name: string) => boolean = () => false,
+  isNamespace = noNamespaces,
 ): BuildError {
   const e = unwrap(expression);
-  const text = `\`${snippet(mod, e)}\``;
-  if (ts.isCallExpression(e)) {
-    return errorAt(mod, e, "output_function_call", `${where} is a function call ${text}; ${FIX}`);
-  }
-  if (ts.isNewExpression(e)) {
-    return errorAt(mod, e, "output_function_call", `${where} is a \`new\` expression ${text}; ${FIX}`);
-  }
-  if (ts.isTaggedTemplateExpression(e)) {
-    return errorAt(mod, e, "output_function_call", `${where} is a tagged template (a function call) ${text}; ${FIX}`);
-  }
-  if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) {
-    const root = e.expression;
-    const kind =
-      ts.isIdentifier(root) && isNamespace(root.text) ? "a namespace member" : "a member access";
-    return errorAt(mod, e, "output_namespace_member", `${where} is ${kind} ${text}; ${FIX}`);
-  }
-  return errorAt(mod, e, "output_not_static", `${where} is ${describe(e, text)}; ${FIX}`);
+  const code =
+    ts.isCallExpression(e) || ts.isNewExpression(e) || ts.isTaggedTemplateExpression(e)
+      ? "output_function_call"
+      : ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)
+        ? "output_namespace_member"
+        : "output_not_static";
+  return errorAt(mod, e, code, `${where} is ${formOf(mod, e, isNamespace)}; ${OUTPUT_FIX}`);
 }
 
-const FIX =
+export const OUTPUT_FIX =
   "write the schema as an object literal in defineTool(), as a const object literal in the same module, or import such a const by name from a module in the agent directory";
-
-function describe(e: ts.Expression, text: string): string {
-  if (ts.isIdentifier(e)) return `an identifier ${text} where a literal is needed`;
-  if (ts.isTemplateExpression(e)) return `a template literal with substitutions ${text} where a literal is needed`;
-  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return `a function ${text}`;
-  if (ts.isClassExpression(e)) return `a class ${text}`;
-  if (ts.isConditionalExpression(e)) return `a conditional expression ${text}`;
-  if (ts.isBinaryExpression(e)) return `a computed expression ${text}`;
-  if (ts.isAwaitExpression(e)) return `an await expression ${text}`;
-  if (ts.isRegularExpressionLiteral(e)) return `a regular expression ${text} (not JSON)`;
-  if (ts.isBigIntLiteral(e)) return `a bigint ${text} (not JSON)`;
-  return `an expression ${text} that is not a JSON literal`;
-}
 
 /**
  * The JSON value of a literal expression. Every refused part is reported (not only the first),
@@ -116,10 +137,22 @@ function read(
     e.elements.forEach((element, i) => {
       if (ts.isSpreadElement(element)) {
         errors.push(
-          errorAt(mod, element, "output_spread", `${where}[${i}] is a spread \`${snippet(mod, element)}\`; write the items out`),
+          errorAt(
+            mod,
+            element,
+            "output_spread",
+            `${where}[${i}] is a spread \`${snippet(mod, element)}\`; write the items out`,
+          ),
         );
       } else if (ts.isOmittedExpression(element)) {
-        errors.push(errorAt(mod, e, "output_not_static", `${where} has an empty array slot at [${i}] (not JSON)`));
+        errors.push(
+          errorAt(
+            mod,
+            e,
+            "output_not_static",
+            `${where} has an empty array slot at [${i}] (not JSON)`,
+          ),
+        );
       } else {
         items.push(read(mod, element, `${where}[${i}]`, errors, isNamespace));
       }
@@ -143,14 +176,24 @@ function readObject(
   for (const property of object.properties) {
     if (ts.isSpreadAssignment(property)) {
       errors.push(
-        errorAt(mod, property, "output_spread", `${where} has a spread \`${snippet(mod, property)}\`; write the properties out`),
+        errorAt(
+          mod,
+          property,
+          "output_spread",
+          `${where} has a spread \`${snippet(mod, property)}\`; write the properties out`,
+        ),
       );
       continue;
     }
     const name = property.name;
     if (name && ts.isComputedPropertyName(name)) {
       errors.push(
-        errorAt(mod, name, "computed_property", `${where} has a computed property name \`${snippet(mod, name)}\`; write the key as a plain name or string`),
+        errorAt(
+          mod,
+          name,
+          "computed_property",
+          `${where} has a computed property name \`${snippet(mod, name)}\`; write the key as a plain name or string`,
+        ),
       );
       continue;
     }
@@ -158,13 +201,23 @@ function readObject(
     const path = key === undefined ? where : `${where}.${key}`;
     if (ts.isShorthandPropertyAssignment(property)) {
       errors.push(
-        errorAt(mod, property, "output_not_static", `${path} is the shorthand \`${key}\`, an identifier where a literal is needed; ${FIX}`),
+        errorAt(
+          mod,
+          property,
+          "output_not_static",
+          `${path} is the shorthand \`${key}\`, an identifier where a literal is needed; ${OUTPUT_FIX}`,
+        ),
       );
       continue;
     }
     if (!ts.isPropertyAssignment(property) || key === undefined) {
       errors.push(
-        errorAt(mod, property, "output_not_static", `${path} is a method or accessor, not a JSON value`),
+        errorAt(
+          mod,
+          property,
+          "output_not_static",
+          `${path} is a method or accessor, not a JSON value`,
+        ),
       );
       continue;
     }
@@ -172,7 +225,12 @@ function readObject(
     // value the module builds would not have the key this text shows.
     if (key === "__proto__") {
       errors.push(
-        errorAt(mod, name, "output_not_static", `${where} has a __proto__ key, which sets the object's prototype instead of defining a property`),
+        errorAt(
+          mod,
+          name,
+          "output_not_static",
+          `${where} has a __proto__ key, which sets the object's prototype instead of defining a property`,
+        ),
       );
       continue;
     }
@@ -184,7 +242,11 @@ function readObject(
 
 /** The key of a non-computed property name, as JavaScript spells it at run time. */
 export function propertyKey(name: ts.PropertyName): string | undefined {
-  if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) {
+  if (
+    ts.isIdentifier(name) ||
+    ts.isStringLiteral(name) ||
+    ts.isNoSubstitutionTemplateLiteral(name)
+  ) {
     return name.text;
   }
   if (ts.isNumericLiteral(name)) return String(Number(name.text));

@@ -116,14 +116,18 @@ function syntaxErrors(source: ts.SourceFile, rel: string): BuildError[] {
 }
 
 function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
-  return (
-    ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === kind)
-  );
+  return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === kind);
 }
 
 function readStatement(mod: ParsedModule, statement: ts.Statement): void {
-  if (ts.isImportDeclaration(statement)) return readImport(mod, statement);
-  if (ts.isExportDeclaration(statement)) return readExport(mod, statement);
+  if (ts.isImportDeclaration(statement)) {
+    readImport(mod, statement);
+    return;
+  }
+  if (ts.isExportDeclaration(statement)) {
+    readExport(mod, statement);
+    return;
+  }
   if (ts.isExportAssignment(statement)) {
     // `export default x` names a local binding; anything else is an anonymous value.
     const expression = statement.expression;
@@ -203,7 +207,8 @@ function readExport(mod: ParsedModule, statement: ts.ExportDeclaration): void {
     statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)
       ? statement.moduleSpecifier.text
       : undefined;
-  if (from !== undefined) mod.specifiers.push({ specifier: from, node: statement.moduleSpecifier! });
+  if (from !== undefined)
+    mod.specifiers.push({ specifier: from, node: statement.moduleSpecifier! });
   const clause = statement.exportClause;
   if (!clause) {
     if (from !== undefined) mod.exportStars.push({ specifier: from, node: statement });
@@ -256,7 +261,8 @@ function findCalls(mod: ParsedModule): void {
       const callee = node.expression;
       if (callee.kind === ts.SyntaxKind.ImportKeyword) {
         const arg = node.arguments[0];
-        if (arg && ts.isStringLiteralLike(arg)) mod.specifiers.push({ specifier: arg.text, node: arg });
+        if (arg && ts.isStringLiteralLike(arg))
+          mod.specifiers.push({ specifier: arg.text, node: arg });
       } else if (ts.isIdentifier(callee) && defineToolNames.has(callee.text)) {
         mod.toolCalls.push(node);
       } else if (

@@ -823,6 +823,40 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         );
       });
 
+      it("applyWithLease takes the lease and writes the batch in one step, or writes nothing", async () => {
+        const s = await newSession();
+        const turn = await newTurn(s.id, { status: "queued" });
+        const batch: WriteBatch = {
+          expectTurn: { id: turn.id, status: ["queued"] },
+          ops: [{ type: "turn.update", id: turn.id, patch: { status: "running" } }],
+          events: [ev("turn.started", {}, turn.id)],
+        };
+        const first = (await store.applyWithLease(s.id, "rt_1", 60_000, batch))!;
+        expect(first.lease).toMatchObject({ runtimeId: "rt_1", epoch: 1 });
+        expect(first.events.map((e) => e.type)).toEqual(["turn.started"]);
+        expect((await store.getSession(s.id))!.lease).toEqual(first.lease);
+        // Another runtime, while the lease is live: refused, nothing written.
+        const before = await snapshot(s.id);
+        const other = await store.applyWithLease(s.id, "rt_2", 60_000, {
+          ops: [],
+          events: [ev("x")],
+        });
+        expect(other).toBeNull();
+        expect(await snapshot(s.id)).toStrictEqual(before);
+        // The holder again: same epoch; a failing guard rolls back the lease extension too.
+        await expectRefused(store.applyWithLease(s.id, "rt_1", 120_000, batch), "turn_not_active");
+        expect((await store.getSession(s.id))!.lease).toEqual(first.lease);
+        const again = (await store.applyWithLease(s.id, "rt_1", 60_000, {
+          ops: [],
+          events: [ev("y")],
+        }))!;
+        expect(again.lease.epoch).toBe(1);
+        await expectRefused(
+          store.applyWithLease("ses_missing", "rt_1", 1000, batch),
+          "session_not_found",
+        );
+      });
+
       it("does not release a lease that was extended after the one given", async () => {
         const s = await newSession();
         const first = (await store.acquireLease(s.id, "rt_1", 1000, T))!;

@@ -35,6 +35,8 @@ CREATE UNIQUE INDEX sessions_idempotency_key ON sessions (idempotency_key)
 CREATE INDEX sessions_by_created ON sessions (created_at DESC, id DESC);
 CREATE INDEX sessions_by_agent_created ON sessions (agent_id, created_at DESC, id DESC);
 
+-- Lookups by session use the UNIQUE (session_id, ...) indexes; no separate index per table,
+-- since every index is pages written on each commit.
 CREATE TABLE turns (
   rid INTEGER PRIMARY KEY,
   session_id TEXT NOT NULL REFERENCES sessions (id),
@@ -52,7 +54,6 @@ CREATE TABLE turns (
   settled_at TEXT,
   UNIQUE (session_id, id)
 );
-CREATE INDEX turns_by_session ON turns (session_id);
 CREATE UNIQUE INDEX turns_idempotency_key ON turns (session_id, idempotency_key)
   WHERE idempotency_key IS NOT NULL;
 CREATE INDEX turns_active ON turns (session_id) WHERE status IN ('queued', 'running');
@@ -67,7 +68,6 @@ CREATE TABLE messages (
   created_at TEXT NOT NULL,
   UNIQUE (session_id, id)
 );
-CREATE INDEX messages_by_session ON messages (session_id);
 
 CREATE TABLE tool_calls (
   rid INTEGER PRIMARY KEY,
@@ -85,7 +85,6 @@ CREATE TABLE tool_calls (
   settled_at TEXT,
   UNIQUE (session_id, call_id)
 );
-CREATE INDEX tool_calls_by_session ON tool_calls (session_id);
 
 CREATE TABLE results (
   rid INTEGER PRIMARY KEY,
@@ -104,7 +103,6 @@ CREATE TABLE results (
   UNIQUE (session_id, result_id),
   UNIQUE (session_id, tool_call_id)
 );
-CREATE INDEX results_by_session ON results (session_id);
 
 CREATE TABLE events (
   session_id TEXT NOT NULL REFERENCES sessions (id),

@@ -78,6 +78,10 @@ export class SqliteStore implements Store {
     { session: SessionRecord; created: boolean }
   >;
   private readonly acquireTx: Fn<[string, string, number, number], Lease | null>;
+  private readonly leasedApplyTx: Fn<
+    [string, string, number, WriteBatch],
+    { lease: Lease; events: EventRecord[] } | null
+  >;
 
   constructor(options: SqliteStoreOptions) {
     const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
@@ -104,6 +108,26 @@ export class SqliteStore implements Store {
       (sessionId: string, runtimeId: string, ttlMs: number, now: number) =>
         this.acquireInTx(sessionId, runtimeId, ttlMs, now),
     ).immediate;
+    this.leasedApplyTx = db.transaction(
+      (sessionId: string, runtimeId: string, ttlMs: number, batch: WriteBatch) => {
+        const lease = this.acquireInTx(sessionId, runtimeId, ttlMs, Date.now());
+        if (lease === null) return null;
+        return { lease, events: writer.write(sessionId, { ...batch, fence: lease }) };
+      },
+    ).immediate;
+  }
+
+  async applyWithLease(
+    sessionId: string,
+    runtimeId: string,
+    ttlMs: number,
+    batch: WriteBatch,
+  ): Promise<{ lease: Lease; events: EventRecord[] } | null> {
+    try {
+      return this.leasedApplyTx(sessionId, runtimeId, ttlMs, batch);
+    } catch (error) {
+      throw toStoreError(error);
+    }
   }
 
   async createSession(

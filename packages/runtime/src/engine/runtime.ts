@@ -79,14 +79,9 @@ export function createRuntime(options: RuntimeOptions) {
   function worker(sessionId: string): SessionWorker {
     let w = workers.get(sessionId);
     if (!w) {
-      // An idle worker is dropped (its conversation cache with it), so a runtime's memory
-      // follows its active sessions, not every session it ever ran.
-      // Its lease is given up too, so another runtime can take the session's next turn at once.
-      w = new SessionWorker(ctx, sessionId, (idle) => {
-        void idle.release().finally(() => {
-          if (workers.get(sessionId) === idle && idle.idle) workers.delete(sessionId);
-        });
-      });
+      // An idle worker keeps its lease (so the session's next turn here needs no handover) but
+      // not its conversation cache; it is forgotten once that lease has expired (see prune).
+      w = new SessionWorker(ctx, sessionId, (idle) => idle.forgetConversation());
       workers.set(sessionId, w);
     }
     return w;
@@ -104,6 +99,9 @@ export function createRuntime(options: RuntimeOptions) {
   }
 
   async function recover(): Promise<void> {
+    const now = Date.now();
+    for (const [sessionId, w] of workers)
+      if (w.idle && !w.holdsLease(now)) workers.delete(sessionId);
     for (const sessionId of await store.listRecoverableSessions()) kick(sessionId);
   }
 

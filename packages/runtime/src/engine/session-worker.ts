@@ -109,7 +109,15 @@ export class SessionWorker {
     this.active?.controller.abort(new Error("runtime closing"));
   }
 
-  /** Gives up the lease; a no-op while the worker runs (it releases when it goes idle). */
+  forgetConversation(): void {
+    this.conversation = null;
+  }
+
+  holdsLease(now: number): boolean {
+    return this.lease !== null && this.lease.expiresAt > now;
+  }
+
+  /** Gives up the lease; a no-op while the worker runs. */
   async release(): Promise<void> {
     if (this.running) return;
     this.stopRenewing();
@@ -124,107 +132,49 @@ export class SessionWorker {
       if (!session || session.status === "ended") return;
       const next = pickNextTurn(await this.ctx.store.listTurns(this.sessionId));
       if (!next) return;
-      const lease = await this.ensureLease();
-      if (!lease) return;
-      await this.run(session, next, lease);
+      const started = await this.start(session, next);
+      if (!started) return;
+      await this.run(session, started.turn, started.fence);
     }
   }
 
   /**
-   * Takes or extends the lease before every turn. Asking the store each time (rather than trusting
-   * the copy in memory) is what stops a runtime that lost its session from trying again and again.
+   * Starts a turn with the write that also takes (or extends) the session's lease. Claiming the
+   * session in the store before every turn, rather than trusting the lease in memory, is what
+   * stops a runtime that lost its session from trying again and again. A turn a dead runtime
+   * left `running` is re-queued (`runtime.disconnected`) and resumed in the same write.
+   * Returns null when another runtime holds the session or the turn is no longer ours to start.
    */
-  private async ensureLease(): Promise<Lease | null> {
-    const lease = await this.ctx.store.acquireLease(
-      this.sessionId,
-      this.ctx.runtimeId,
-      this.ctx.leaseMs,
+  private async start(session: SessionRecord, turn: TurnRecord) {
+    // The cached conversation is only trusted while this worker's lease has been live throughout.
+    if (!this.lease || this.lease.expiresAt <= Date.now()) this.conversation = null;
+    this.conversation ??= Conversation.from(
+      await this.ctx.store.listMessages(this.sessionId),
+      await this.ctx.store.listToolCalls(this.sessionId),
     );
-    if (!lease || lease.epoch !== this.lease?.epoch) this.conversation = null;
-    this.lease = lease;
-    return lease;
-  }
-
-  private async run(session: SessionRecord, turn: TurnRecord, lease: Lease): Promise<void> {
-    const fence = { runtimeId: this.ctx.runtimeId, epoch: lease.epoch };
-    let current = turn;
-    try {
-      if (current.status === "running") current = await this.requeue(current, fence);
-      this.conversation ??= Conversation.from(
-        await this.ctx.store.listMessages(this.sessionId),
-        await this.ctx.store.listToolCalls(this.sessionId),
-      );
-      current = await this.start(session, current, fence);
-    } catch (error) {
-      if (isFenceRefusal(error)) {
-        this.conversation = null;
-        return;
-      }
-      throw error;
-    }
-    const controller = new AbortController();
-    const scope: TurnScope = {
-      ctx: this.ctx,
-      sessionId: this.sessionId,
-      agentId: session.agentId,
-      deploymentId: session.deploymentId,
-      turn: current,
-      fence,
-      signal: controller.signal,
-      conversation: this.conversation,
-      inflight: new Set(),
-      steering: this.steering,
-    };
-    this.active = { scope, controller, cancel: null };
-    this.startRenewing(controller);
-    try {
-      const agent = await this.loadAgent(scope, session);
-      if (agent) await runTurn(scope, agent);
-    } finally {
-      this.stopRenewing();
-      const cancel = this.active?.cancel;
-      if (cancel) await this.finishCancel(scope, cancel);
-      this.active = null;
-    }
-  }
-
-  /** A turn left `running` by a runtime that died: record the loss and queue it again. */
-  private async requeue(
-    turn: TurnRecord,
-    fence: { runtimeId: string; epoch: number },
-  ): Promise<TurnRecord> {
-    await write(this.ctx, this.sessionId, {
-      fence,
-      expectTurn: { id: turn.id, status: ["running"] },
-      ops: [{ type: "turn.update", id: turn.id, patch: { status: "queued" } }],
-      events: [
+    const conversation = this.conversation;
+    const now = new Date().toISOString();
+    const ops: WriteOp[] = [];
+    const events: NewEvent[] = [];
+    if (turn.status === "running") {
+      events.push(
         {
           type: "runtime.disconnected",
           data: { requeuedTurnIds: [turn.id], runtimeId: this.ctx.runtimeId },
         },
         { type: "turn.queued", turnId: turn.id, data: { mode: turn.mode, requeued: true } },
-      ],
+      );
+    }
+    ops.push({
+      type: "turn.update",
+      id: turn.id,
+      patch: { status: "running", startedAt: turn.startedAt ?? now },
     });
-    return { ...turn, status: "queued" };
-  }
-
-  private async start(
-    session: SessionRecord,
-    turn: TurnRecord,
-    fence: { runtimeId: string; epoch: number },
-  ) {
-    const conversation = this.conversation!;
-    const now = new Date().toISOString();
-    const ops: WriteOp[] = [
-      {
-        type: "turn.update",
-        id: turn.id,
-        patch: { status: "running", startedAt: turn.startedAt ?? now },
-      },
-    ];
-    const events: NewEvent[] = [
-      { type: "turn.started", turnId: turn.id, data: turn.startedAt ? { resumed: true } : {} },
-    ];
+    events.push({
+      type: "turn.started",
+      turnId: turn.id,
+      data: turn.startedAt ? { resumed: true } : {},
+    });
     if (session.status !== "running") {
       ops.push({ type: "session.update", patch: { status: "running" } });
       events.push({
@@ -243,21 +193,79 @@ export class SessionWorker {
           createdAt: now,
         };
     if (message) ops.push({ type: "message.insert", message });
+    let claimed: Awaited<ReturnType<EngineContext["store"]["applyWithLease"]>>;
     try {
-      await write(this.ctx, this.sessionId, {
-        fence,
-        expectTurn: { id: turn.id, status: ["queued"] },
-        expectSession: { status: [session.status] },
-        ops,
-        events,
-      });
+      claimed = await this.ctx.store.applyWithLease(
+        this.sessionId,
+        this.ctx.runtimeId,
+        this.ctx.leaseMs,
+        {
+          expectTurn: { id: turn.id, status: [turn.status] },
+          expectSession: { status: [session.status] },
+          ops,
+          events,
+        },
+      );
     } catch (error) {
-      // The session changed under us (another turn settled, or it ended): the loop reads again.
-      if (error instanceof StoreError && error.code === "session_state") this.again = true;
-      throw error;
+      if (!isFenceRefusal(error)) throw error;
+      // The session or turn changed under us (a turn settled, it ended): the loop reads again.
+      this.conversation = null;
+      this.again = true;
+      return null;
     }
-    if (message) conversation.addMessage(message);
-    return { ...turn, status: "running" as const, startedAt: turn.startedAt ?? now };
+    if (!claimed) {
+      this.lease = null;
+      this.conversation = null;
+      return null;
+    }
+    const previous = session.lease;
+    if (previous && previous.runtimeId !== this.ctx.runtimeId) {
+      // Taken over from another runtime, which may have written after we read: read again.
+      this.conversation = Conversation.from(
+        await this.ctx.store.listMessages(this.sessionId),
+        await this.ctx.store.listToolCalls(this.sessionId),
+      );
+    } else if (message) {
+      conversation.addMessage(message);
+    }
+    this.lease = claimed.lease;
+    this.ctx.notifier.publish(this.sessionId, claimed.events);
+    const fence = { runtimeId: this.ctx.runtimeId, epoch: claimed.lease.epoch };
+    return {
+      turn: { ...turn, status: "running" as const, startedAt: turn.startedAt ?? now },
+      fence,
+    };
+  }
+
+  private async run(
+    session: SessionRecord,
+    current: TurnRecord,
+    fence: { runtimeId: string; epoch: number },
+  ) {
+    const controller = new AbortController();
+    const scope: TurnScope = {
+      ctx: this.ctx,
+      sessionId: this.sessionId,
+      agentId: session.agentId,
+      deploymentId: session.deploymentId,
+      turn: current,
+      fence,
+      signal: controller.signal,
+      conversation: this.conversation!,
+      inflight: new Set(),
+      steering: this.steering,
+    };
+    this.active = { scope, controller, cancel: null };
+    this.startRenewing(controller);
+    try {
+      const agent = await this.loadAgent(scope, session);
+      if (agent) await runTurn(scope, agent);
+    } finally {
+      this.stopRenewing();
+      const cancel = this.active?.cancel;
+      if (cancel) await this.finishCancel(scope, cancel);
+      this.active = null;
+    }
   }
 
   private async loadAgent(scope: TurnScope, session: SessionRecord): Promise<LoadedAgent | null> {

@@ -101,6 +101,17 @@ export interface Store {
     ttlMs: number,
     now?: number,
   ): Promise<Lease | null>;
+  /**
+   * `acquireLease` and `apply` in one transaction: takes or extends the lease for `runtimeId`,
+   * then applies the batch fenced by it. Null (nothing written) when another runtime holds a
+   * live lease. This is how a runtime's first write for a turn also claims the session.
+   */
+  applyWithLease(
+    sessionId: string,
+    runtimeId: string,
+    ttlMs: number,
+    batch: WriteBatch,
+  ): Promise<{ lease: Lease; events: EventRecord[] } | null>;
   /** Extends a lease still held with this epoch; null when it was lost. */
   renewLease(sessionId: string, lease: Lease, ttlMs: number, now?: number): Promise<Lease | null>;
   /**

@@ -1,0 +1,51 @@
+// `opencomputer build`: the checks of `doctor`, then one deployment per agent. A build with any
+// error writes nothing, so the deployments on disk always come from a project that passed.
+
+import { performance } from "node:perf_hooks";
+import { analyzeProject, type BuildTimings, type CheckOptions } from "./check.ts";
+import { type Deployment, deploymentContent, setCurrent, writeDeployment } from "./deployment.ts";
+import type { BuildError } from "./errors.ts";
+import { deploymentsDir } from "./project.ts";
+
+export interface BuildOptions extends CheckOptions {
+  /** The clock for `createdAt` (tests). */
+  now?: () => Date;
+}
+
+export interface BuildResult {
+  /** One per agent, sorted by agent id; empty when there are errors. */
+  deployments: Deployment[];
+  errors: BuildError[];
+  /** Agent ids whose deployment this build created (the others were already on disk). */
+  created: string[];
+  timings: BuildTimings;
+}
+
+export async function buildProject(dir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const analysis = await analyzeProject(dir, options);
+  const { project, agents, errors, bundles, timings } = analysis;
+  if (errors.length > 0) return { deployments: [], errors, created: [], timings };
+
+  const started = performance.now();
+  const now = (options.now ?? (() => new Date()))();
+  const out = deploymentsDir(project.root);
+  const deployments: Deployment[] = [];
+  const created: string[] = [];
+  for (const agent of agents) {
+    const bundle = bundles.get(agent.agentId);
+    // No error and no bundle cannot happen: bundling either produced code or reported why not.
+    if (!bundle) throw new Error(`internal: no bundle for agent "${agent.agentId}"`);
+    const content = deploymentContent(agent.agentId, agent.tools, agent.resultTool, bundle);
+    const written = writeDeployment(out, content, bundle, now);
+    setCurrent(out, agent.agentId, written.deployment.id);
+    deployments.push(written.deployment);
+    if (written.created) created.push(agent.agentId);
+  }
+  const writeMs = performance.now() - started;
+  return {
+    deployments,
+    errors,
+    created,
+    timings: { ...timings, writeMs, totalMs: timings.totalMs + writeMs },
+  };
+}

@@ -1,0 +1,93 @@
+// `opencomputer build [--dir DIR] [--json]` and `opencomputer doctor [--dir DIR] [--json]`.
+// Errors go to stdout as one JSON array with --json (a program reads one value whatever
+// happened), otherwise to stderr as `file:line:column: code message` lines.
+
+import { parseArgs } from "node:util";
+import { buildProject } from "./build.ts";
+import { checkProject } from "./check.ts";
+import { type BuildError, formatErrors, sortErrors } from "./errors.ts";
+
+export interface CommandIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const processIO: CommandIO = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/** Runs the command; returns the exit code (0 ok, 1 errors found, 2 bad arguments). */
+export async function runBuildCommand(
+  argv: string[],
+  { doctor }: { doctor: boolean },
+  io: CommandIO = processIO,
+): Promise<number> {
+  const command = doctor ? "doctor" : "build";
+  let values: { dir?: string; json?: boolean; "load-timeout"?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        dir: { type: "string" },
+        json: { type: "boolean" },
+        "load-timeout": { type: "string" },
+      },
+    }));
+  } catch (error) {
+    io.stderr(
+      `${(error as Error).message}\nUsage: opencomputer ${command} [--dir DIR] [--json] [--load-timeout SECONDS]\n`,
+    );
+    return 2;
+  }
+  const dir = values.dir ?? ".";
+  const json = values.json ?? false;
+  const timeout = values["load-timeout"];
+  const seconds = timeout === undefined ? undefined : Number(timeout);
+  if (seconds !== undefined && !(seconds > 0)) {
+    io.stderr(`--load-timeout must be a positive number of seconds; got "${timeout}"\n`);
+    return 2;
+  }
+  const options = seconds === undefined ? {} : { loadTimeoutMs: Math.round(seconds * 1000) };
+
+  if (doctor) {
+    const result = await checkProject(dir, options);
+    if (report(result.errors, json, io)) return 1;
+    for (const agent of result.agents) {
+      const result = agent.resultTool ? `, result tool ${agent.resultTool.name}` : "";
+      io.stdout(`${agent.agentId}: ok (${agent.tools.length} tools${result})\n`);
+    }
+    return 0;
+  }
+  const result = await buildProject(dir, options);
+  if (report(result.errors, json, io)) return 1;
+  for (const deployment of result.deployments) {
+    const state = result.created.includes(deployment.agentId) ? "new" : "unchanged";
+    // With --json stdout carries only the array; the summary still reaches a person.
+    (json ? io.stderr : io.stdout)(`${deployment.agentId} ${deployment.id} (${state})\n`);
+  }
+  return 0;
+}
+
+/** Prints the errors (or `[]` with --json); true when there were any. */
+function report(errors: BuildError[], json: boolean, io: CommandIO): boolean {
+  const sorted = sortErrors(errors);
+  if (json) {
+    io.stdout(
+      `${JSON.stringify(
+        sorted.map(({ code, message, file, line, column }) => ({
+          code,
+          message,
+          file,
+          line,
+          column,
+        })),
+        null,
+        2,
+      )}\n`,
+    );
+  } else if (sorted.length > 0) {
+    io.stderr(`${formatErrors(sorted)}\n${sorted.length} error${sorted.length === 1 ? "" : "s"}\n`);
+  }
+  return sorted.length > 0;
+}

@@ -1,0 +1,120 @@
+// A deployment on disk: `<project>/.opencomputer/deployments/<id>/{deployment.json,bundle.mjs}`.
+// The id is a digest of what the deployment is (the bundle and the manifest without its id and
+// time), so building unchanged source names the existing deployment and writes nothing, while
+// any change gets a new directory beside the old one, which stays as it was.
+
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { canonicalJson } from "@opencomputer/runtime";
+import type { DeploymentTool, ResultToolRecord } from "./check.ts";
+
+export const MANIFEST_FILE = "deployment.json";
+export const BUNDLE_FILE = "bundle.mjs";
+
+export interface Deployment {
+  /** `dep_` + 20 hex digits of the content digest. */
+  id: string;
+  agentId: string;
+  /** When this content was first built; unchanged by later builds of the same source. */
+  createdAt: string;
+  tools: DeploymentTool[];
+  resultTool?: ResultToolRecord;
+  bundle: { file: string; digest: string };
+}
+
+/** What the id is computed over: the manifest without `id` and `createdAt`. */
+export type DeploymentContent = Omit<Deployment, "id" | "createdAt">;
+
+export function deploymentContent(
+  agentId: string,
+  tools: DeploymentTool[],
+  resultTool: ResultToolRecord | undefined,
+  bundle: Uint8Array,
+): DeploymentContent {
+  return {
+    agentId,
+    tools,
+    ...(resultTool ? { resultTool } : {}),
+    bundle: { file: BUNDLE_FILE, digest: `sha256:${sha256(bundle)}` },
+  };
+}
+
+export function deploymentId(content: DeploymentContent, bundle: Uint8Array): string {
+  const hash = createHash("sha256");
+  // Version tag first, so a future change of what is hashed cannot collide with today's ids.
+  hash.update("opencomputer.deployment.v1\0");
+  hash.update(content.agentId).update("\0");
+  hash.update(bundle).update("\0");
+  hash.update(canonicalJson(content));
+  return `dep_${hash.digest("hex").slice(0, 20)}`;
+}
+
+export function sha256(bytes: Uint8Array | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * Writes the deployment unless one with its id exists (then returns that one, with its original
+ * `createdAt`). Files go to a temporary directory renamed into place, so a reader never sees a
+ * half-written deployment and two builds racing write one.
+ */
+export function writeDeployment(
+  dir: string,
+  content: DeploymentContent,
+  bundle: Uint8Array,
+  now: Date,
+): { deployment: Deployment; created: boolean } {
+  const id = deploymentId(content, bundle);
+  const target = join(dir, id);
+  const existing = readDeployment(dir, id);
+  if (existing) return { deployment: existing, created: false };
+  const deployment: Deployment = {
+    id,
+    agentId: content.agentId,
+    createdAt: now.toISOString(),
+    tools: content.tools,
+    ...(content.resultTool ? { resultTool: content.resultTool } : {}),
+    bundle: content.bundle,
+  };
+  mkdirSync(dir, { recursive: true });
+  const temp = join(dir, `.tmp-${id}-${process.pid}-${randomBytes(4).toString("hex")}`);
+  mkdirSync(temp);
+  try {
+    writeFileSync(join(temp, BUNDLE_FILE), bundle);
+    writeFileSync(join(temp, MANIFEST_FILE), `${JSON.stringify(deployment, null, 2)}\n`);
+    renameSync(temp, target);
+  } catch (error) {
+    rmSync(temp, { recursive: true, force: true });
+    const raced = readDeployment(dir, id);
+    if (raced) return { deployment: raced, created: false };
+    throw error;
+  }
+  return { deployment, created: true };
+}
+
+export function readDeployment(dir: string, id: string): Deployment | undefined {
+  const file = join(dir, id, MANIFEST_FILE);
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, "utf8")) as Deployment;
+}
+
+/** `<agentId>.current` names the agent's latest deployment; rewritten only when it changes. */
+export function setCurrent(dir: string, agentId: string, id: string): void {
+  const file = currentFile(dir, agentId);
+  if (readCurrent(dir, agentId) === id) return;
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  writeFileSync(temp, `${id}\n`);
+  renameSync(temp, file);
+}
+
+export function readCurrent(dir: string, agentId: string): string | undefined {
+  const file = currentFile(dir, agentId);
+  if (!existsSync(file)) return undefined;
+  const id = readFileSync(file, "utf8").trim();
+  return id === "" ? undefined : id;
+}
+
+function currentFile(dir: string, agentId: string): string {
+  return join(dir, `${agentId}.current`);
+}

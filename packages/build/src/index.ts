@@ -1,0 +1,25 @@
+// Public surface of @opencomputer/build: the `build` and `doctor` commands, their library
+// forms, and the runtime's resolver over the deployments they write.
+
+export { type BuildOptions, type BuildResult, buildProject } from "./build.ts";
+export {
+  type AgentReport,
+  type BuildTimings,
+  type CheckOptions,
+  type CheckResult,
+  checkProject,
+  type DeploymentTool,
+  type ResultToolRecord,
+} from "./check.ts";
+export { type CommandIO, runBuildCommand } from "./command.ts";
+export { type Deployment, readCurrent, readDeployment } from "./deployment.ts";
+export { createDeploymentAgents } from "./deployment-agents.ts";
+export {
+  BUILD_ERROR_CODES,
+  type BuildError,
+  type BuildErrorCode,
+  formatErrors,
+} from "./errors.ts";
+export { assertToolsMatch, compareTools, type Mismatch, type ToolModules } from "./load-check.ts";
+export { DEFAULT_LOAD_TIMEOUT_MS } from "./load-tools.ts";
+export { deploymentsDir } from "./project.ts";

@@ -1,0 +1,92 @@
+// Runs in the child process the build starts (`node --import tsx load-child.ts`): imports the
+// tool modules one by one and reports the tools each exports. Never imported by the build
+// itself.
+
+import { isAbsolute, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { isTool } from "@opencomputer/agent";
+import type { LoadedTool, LoadFailure, LoadMessage, LoadRequest } from "./load-protocol.ts";
+
+function send(message: LoadMessage): Promise<void> {
+  return new Promise((resolve) => process.send?.(message, () => resolve()));
+}
+
+async function load({ root, modules }: LoadRequest): Promise<void> {
+  // ES modules that fail rethrow the same error object to every importer; the first module
+  // to report it (dependencies are imported first) is where it came from.
+  const reported = new WeakSet<object>();
+  for (const module of modules) {
+    await send({ type: "start", module });
+    try {
+      const ns = (await import(pathToFileURL(module).href)) as Record<string, unknown>;
+      await send({ type: "loaded", module, tools: toolsOf(ns) });
+    } catch (error) {
+      const known = typeof error === "object" && error !== null && reported.has(error);
+      if (typeof error === "object" && error !== null) reported.add(error);
+      await send(
+        known
+          ? { type: "failed", module }
+          : { type: "failed", module, error: describe(error, root) },
+      );
+    }
+  }
+  await send({ type: "done" });
+  // Modules may leave timers or sockets open; the build has what it needs.
+  process.exit(0);
+}
+
+function toolsOf(ns: Record<string, unknown>): LoadedTool[] {
+  const byTool = new Map<object, LoadedTool>();
+  for (const [exportName, value] of Object.entries(ns)) {
+    if (!isTool(value)) continue;
+    const seen = byTool.get(value);
+    if (seen) {
+      seen.exports.push(exportName);
+      continue;
+    }
+    const tool: LoadedTool = {
+      exports: [exportName],
+      name: value.name,
+      description: value.description,
+      result: value.result,
+      kind: value.kind,
+    };
+    if (value.input !== undefined) tool.input = value.input as LoadedTool["input"];
+    if (value.output !== undefined) tool.output = value.output as LoadedTool["output"];
+    byTool.set(value, tool);
+  }
+  return [...byTool.values()];
+}
+
+function describe(error: unknown, root: string): LoadFailure {
+  if (!(error instanceof Error)) return { name: "Error", message: String(error) };
+  const failure: LoadFailure = { name: error.name, message: error.message };
+  const code = (error as { code?: unknown }).code;
+  if (error.name === "ToolDefinitionError" && typeof code === "string") failure.code = code;
+  const location = projectFrame(error.stack ?? "", root);
+  if (location) failure.location = location;
+  return failure;
+}
+
+/** The first `file:line:column` of a stack that lies in the project and outside node_modules. */
+function projectFrame(stack: string, root: string): LoadFailure["location"] {
+  for (const match of stack.matchAll(/((?:file:\/\/)?\/[^\s():]+):(\d+):(\d+)/g)) {
+    const [, where, line, column] = match;
+    const file = where!.startsWith("file:") ? fileURLToPath(where!) : where!;
+    const rel = relative(root, file);
+    if (rel.startsWith("..") || isAbsolute(rel) || rel.includes("node_modules")) continue;
+    return { file, line: Number(line), column: Number(column) };
+  }
+  return undefined;
+}
+
+process.once("message", (request: LoadRequest) => {
+  void load(request);
+});
+void send({ type: "ready" });
+process.on("uncaughtException", (error) => {
+  // Something a module started at load failed later; report it as the pending module's failure.
+  void send({ type: "failed", module: "", error: describe(error, process.cwd()) }).then(() =>
+    process.exit(1),
+  );
+});

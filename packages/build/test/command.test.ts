@@ -1,0 +1,88 @@
+// `opencomputer build` / `opencomputer doctor`: output for people and for programs, exit codes.
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type CommandIO, runBuildCommand } from "../src/index.ts";
+import { copyFixture, fixture } from "./helpers.ts";
+
+function capture(): CommandIO & { out: string; err: string } {
+  const io = {
+    out: "",
+    err: "",
+    stdout: (text: string) => {
+      io.out += text;
+    },
+    stderr: (text: string) => {
+      io.err += text;
+    },
+  };
+  return io;
+}
+
+describe("runBuildCommand", () => {
+  const project = copyFixture("check-url");
+  afterAll(() => project.remove());
+
+  it("doctor --json prints every error as {code, message, file, line, column} and exits 1", async () => {
+    const io = capture();
+    const code = await runBuildCommand(
+      ["--dir", fixture("result-rules"), "--json"],
+      { doctor: true },
+      io,
+    );
+    expect(code).toBe(1);
+    const errors = JSON.parse(io.out) as Array<Record<string, unknown>>;
+    expect(errors.map((e) => e.code).sort()).toEqual([
+      "result_tool_conflict",
+      "result_tool_requires_output",
+      "result_tool_requires_run",
+      "tool_name_duplicate",
+      "tool_name_reserved",
+    ]);
+    for (const error of errors) {
+      expect(Object.keys(error)).toEqual(["code", "message", "file", "line", "column"]);
+    }
+  });
+
+  it("prints file:line:column: code message for people", async () => {
+    const io = capture();
+    const code = await runBuildCommand(["--dir", fixture("result-rules")], { doctor: false }, io);
+    expect(code).toBe(1);
+    const lines = io.err.trim().split("\n");
+    expect(lines.at(-1)).toBe("5 errors");
+    for (const line of lines.slice(0, -1)) {
+      expect(line).toMatch(/^opencomputer\/agents\/[\w-]+\/[\w/.-]+:\d+:\d+: [a-z_]+ \S/);
+    }
+    expect(lines).toContain(
+      `opencomputer/agents/reserved-ask/tools/check-url.ts:4:9: tool_name_reserved "name" "ask" is reserved for the platform's question tool; select it with useTool("ask") instead of defining it`,
+    );
+    // A failed build writes nothing.
+    expect(existsSync(join(fixture("result-rules"), ".opencomputer"))).toBe(false);
+  });
+
+  it("build prints each agent's deployment id; --json keeps stdout to the error array", async () => {
+    const io = capture();
+    expect(await runBuildCommand(["--dir", project.dir], { doctor: false }, io)).toBe(0);
+    expect(io.out).toMatch(/^checker dep_[0-9a-f]{20} \(new\)\n$/);
+    const again = capture();
+    expect(await runBuildCommand(["--dir", project.dir, "--json"], { doctor: false }, again)).toBe(
+      0,
+    );
+    expect(JSON.parse(again.out)).toEqual([]);
+    expect(again.err).toBe(io.out.replace("(new)", "(unchanged)"));
+  });
+
+  it("doctor summarises each agent", async () => {
+    const io = capture();
+    expect(await runBuildCommand(["--dir", project.dir], { doctor: true }, io)).toBe(0);
+    expect(io.out).toBe("checker: ok (2 tools, result tool check_url)\n");
+  });
+
+  it("exits 2 on bad arguments", async () => {
+    const io = capture();
+    expect(await runBuildCommand(["--nope"], { doctor: true }, io)).toBe(2);
+    expect(io.err).toContain("Usage: opencomputer doctor");
+    expect(await runBuildCommand(["--load-timeout", "soon"], { doctor: false }, io)).toBe(2);
+  });
+});
