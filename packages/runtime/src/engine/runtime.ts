@@ -132,7 +132,9 @@ export function createRuntime(options: RuntimeOptions) {
         },
         [{ type: "session.created", data: { agentId, deploymentId } }],
       );
-      return { session: toSessionView(session, await store.listTurns(session.id)), created };
+      // A session just created has no turns; a replayed one may.
+      const turns = created ? [] : await store.listTurns(session.id);
+      return { session: toSessionView(session, turns), created };
     },
 
     /** Newest first; `nextCursor` continues the listing (see ListSessionsOptions). */
@@ -173,8 +175,11 @@ export function createRuntime(options: RuntimeOptions) {
           { path: "sessionId" },
         );
       }
-      const turns = await store.listTurns(sessionId);
-      const running = turns.filter((t) => t.status === "running");
+      // Only steer and interrupt depend on what is running; a plain queue needs no read.
+      const running =
+        mode === "queue"
+          ? []
+          : (await store.listTurns(sessionId)).filter((t) => t.status === "running");
       const now = new Date().toISOString();
       const turn: TurnRecord = {
         id: newId("turn"),
