@@ -33,7 +33,7 @@ export class Conversation {
   /** Tool calls of the last assistant message that have no outcome yet. */
   pendingCalls(): ToolCallRecord[] {
     const last = this.messages[this.messages.length - 1];
-    if (!last || last.role !== "assistant") return [];
+    if (last?.role !== "assistant") return [];
     const pending: ToolCallRecord[] = [];
     for (const part of last.content as Array<{ type: string; toolCallId?: string }>) {
       if (part.type !== "tool-call" || !part.toolCallId) continue;

@@ -1,10 +1,9 @@
 import type { LoadedAgent } from "../agents/resolver.ts";
 import { type Deferred, deferred } from "../deferred.ts";
 import { newId } from "../ids.ts";
-import { StoreError } from "../store/errors.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
 import type { Lease, SessionRecord, TurnRecord } from "../store/records.ts";
-import { type EngineContext, write } from "./context.ts";
+import type { EngineContext } from "./context.ts";
 import { Conversation, inputToContent } from "./conversation.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { type Settlement, settleTurn } from "./settle.ts";
