@@ -1,43 +1,24 @@
 // `opencomputer doctor`: every check of a build without writing a deployment. Three phases:
 // read the sources (imports, defineTool calls, result-tool rules, output schemas), load the
 // modules in a child process (input schemas, descriptions, kinds), and bundle each agent.
-// Loading and bundling run at the same time; both only after the static phase, which is cheap.
+// The child starts first, loading and bundling then run side by side after the static phase.
 
 import { performance } from "node:perf_hooks";
-import type { ToolKind } from "@opencomputer/agent";
 import { jsonDigest } from "@opencomputer/runtime";
 import { bundleAgent } from "./bundle.ts";
+import type { DeploymentTool, ResultToolRecord } from "./deployment.ts";
 import { type BuildError, sortErrors } from "./errors.ts";
-import { ModuleGraph } from "./graph.ts";
-import type { JsonValue } from "./literal.ts";
+import type { ModuleGraph } from "./graph.ts";
 import type { LoadedTool } from "./load-protocol.ts";
-import { DEFAULT_LOAD_TIMEOUT_MS, type LoadResult, loadModules } from "./load-tools.ts";
-import { extractOutput } from "./output.ts";
+import { DEFAULT_LOAD_TIMEOUT_MS, type LoadResult, startLoader } from "./load-tools.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
-import { type AgentEntry, findAgents, openProject, type Project, relativePath } from "./project.ts";
-import { findTools, type StaticTool } from "./tools.ts";
+import { openProject, type Project, relativePath } from "./project.ts";
+import { type AgentState, readSources, type Sources } from "./sources.ts";
+import type { StaticTool } from "./tools.ts";
 
 export interface CheckOptions {
   /** How long loading the tool modules may take, in milliseconds (default 10 000). */
   loadTimeoutMs?: number;
-}
-
-/** A tool as a deployment records it. */
-export interface DeploymentTool {
-  name: string;
-  description: string;
-  /** The input schema as loaded, or null when the tool declares none. */
-  input: JsonValue | null;
-  /** For the result tool, the schema copied from source; for others, as loaded. */
-  output?: JsonValue;
-  result: boolean;
-  kind: ToolKind;
-}
-
-export interface ResultToolRecord {
-  name: string;
-  /** `sha256:<hex>` of the canonical JSON of `output`, as result records carry it. */
-  schemaDigest: string;
 }
 
 export interface AgentReport {
@@ -75,14 +56,6 @@ export interface Analysis extends CheckResult {
   bundles: Map<string, Uint8Array>;
 }
 
-interface AgentState {
-  entry: AgentEntry;
-  modules: ParsedModule[];
-  tools: StaticTool[];
-  outputs: Map<StaticTool, JsonValue>;
-  staticErrors: number;
-}
-
 export async function checkProject(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
   const { agents, errors, timings } = await analyzeProject(dir, options);
   return { agents, errors, timings };
@@ -91,34 +64,17 @@ export async function checkProject(dir: string, options: CheckOptions = {}): Pro
 export async function analyzeProject(dir: string, options: CheckOptions = {}): Promise<Analysis> {
   const started = performance.now();
   const project = openProject(dir);
-  const graph = new ModuleGraph(project);
-  const errors: BuildError[] = [];
-  const found = findAgents(project);
-  errors.push(...found.errors);
-
-  // Phase 1: sources.
-  const toolsByModule = new Map<ParsedModule, StaticTool[]>();
-  const moduleTools = (mod: ParsedModule): StaticTool[] => {
-    let tools = toolsByModule.get(mod);
-    if (!tools) {
-      const result = findTools(mod);
-      tools = result.tools;
-      toolsByModule.set(mod, tools);
-      errors.push(...mod.syntaxErrors, ...result.errors);
-    }
-    return tools;
-  };
-  const states: AgentState[] = found.agents.map((entry) => {
-    const before = errors.length;
-    const reachable = graph.reachable(entry.file);
-    errors.push(...reachable.errors);
-    const modules = reachable.modules.map((file) => graph.module(file));
-    const tools = modules.flatMap(moduleTools);
-    const state: AgentState = { entry, modules, tools, outputs: new Map(), staticErrors: 0 };
-    errors.push(...agentRules(graph, state));
-    state.staticErrors = errors.length - before;
-    return state;
-  });
+  // Started before anything else: Node's start-up overlaps the static phase.
+  const loader = startLoader(project, options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
+  let sources: Sources;
+  try {
+    sources = readSources(project);
+  } catch (error) {
+    loader.cancel();
+    throw error;
+  }
+  const { graph, states, toolsByModule } = sources;
+  const errors = [...sources.errors];
   const analyzeMs = performance.now() - started;
   // What loading says about a module whose source is already refused repeats that refusal
   // (defineTool throws for the same reason), so it is not reported again.
@@ -128,11 +84,7 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
   const allModules = unique(states.flatMap((s) => s.modules.map((m) => m.file)));
   const loadStarted = performance.now();
   let loadMs = 0;
-  const loading = loadModules(
-    project,
-    allModules,
-    options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS,
-  ).then((result) => {
+  const loading = loader.load(allModules).then((result) => {
     loadMs = performance.now() - loadStarted;
     return result;
   });
@@ -167,62 +119,6 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
   };
 }
 
-/** The rules that concern an agent's tools together, and its result tool's schema. */
-function agentRules(graph: ModuleGraph, state: AgentState): BuildError[] {
-  const errors: BuildError[] = [];
-  const agentModule = graph.module(state.entry.file);
-  const agentId = state.entry.agentId;
-  if (!agentModule.exports.has("default")) {
-    errors.push({
-      code: "agent_no_default_export",
-      message: `Agent "${agentId}": agent.ts must export the agent function as its default export (export default function Agent() {...})`,
-      file: agentModule.rel,
-      line: 1,
-      column: 1,
-    });
-  }
-  const where = (t: StaticTool) => {
-    const { line, column } = positionOf(t.mod, t.resultNode ?? t.call);
-    return `${t.mod.rel}:${line}:${column}`;
-  };
-  const byName = new Map<string, StaticTool>();
-  for (const tool of state.tools) {
-    if (!tool.name) continue;
-    const first = byName.get(tool.name);
-    if (first) {
-      errors.push(
-        errorAt(
-          tool.mod,
-          tool.call,
-          "tool_name_duplicate",
-          `Agent "${agentId}" loads two tools named "${tool.name}" (${where(first)} and this one); tool names must be unique within an agent`,
-        ),
-      );
-    } else {
-      byName.set(tool.name, tool);
-    }
-  }
-  const resultTools = state.tools.filter((t) => t.result);
-  const [first, ...others] = resultTools;
-  for (const other of others) {
-    errors.push(
-      errorAt(
-        other.mod,
-        other.resultNode ?? other.call,
-        "result_tool_conflict",
-        `Agent "${agentId}" has more than one result tool: "${first!.name ?? "?"}" (${where(first!)}) and "${other.name ?? "?"}" (${where(other)}); an agent declares at most one`,
-      ),
-    );
-  }
-  for (const tool of resultTools) {
-    if (!tool.output || !tool.readable) continue;
-    const extracted = extractOutput(tool, { graph, agentDir: state.entry.dir });
-    errors.push(...extracted.errors);
-    if (extracted.value !== undefined) state.outputs.set(tool, extracted.value);
-  }
-  return errors;
-}
-
 function unique(files: string[]): string[] {
   return [...new Set(files)];
 }
@@ -237,7 +133,11 @@ function loadErrors(project: Project, loaded: LoadResult, refused: Set<string>):
   return errors;
 }
 
-/** A module exports a tool that no defineTool() call of its own made: its output is unknown. */
+/**
+ * Source and module must agree on the tools: one the module exports that no defineTool() call
+ * of its own made has an output the build never saw, and one made by a call that the loaded
+ * module does not export could not be recorded.
+ */
 function unrecognisedTools(
   graph: ModuleGraph,
   loaded: LoadResult,
@@ -248,7 +148,20 @@ function unrecognisedTools(
   for (const [file, tools] of loaded.loaded) {
     const mod = graph.module(file);
     if (refused.has(mod.rel)) continue;
-    const names = new Set((toolsByModule.get(mod) ?? []).map((t) => t.name));
+    const statics = toolsByModule.get(mod) ?? [];
+    const names = new Set(statics.map((t) => t.name));
+    const loadedNames = new Set(tools.map((t) => t.name));
+    for (const tool of statics) {
+      if (tool.name === undefined || loadedNames.has(tool.name)) continue;
+      errors.push(
+        errorAt(
+          mod,
+          tool.call,
+          "tool_not_exported",
+          `${mod.rel} defines the tool "${tool.name}" here, but the loaded module does not export it; export the const that defineTool() initialises`,
+        ),
+      );
+    }
     for (const tool of tools) {
       if (names.has(tool.name)) continue;
       const exportName = tool.exports[0]!;

@@ -17,6 +17,7 @@ import {
   type Deployment,
   deploymentContent,
   deploymentId,
+  MANIFEST_FILE,
   readCurrent,
   readDeployment,
 } from "./deployment.ts";
@@ -71,7 +72,12 @@ async function loadDeployment(
       ...details,
     });
   if (!DEPLOYMENT_ID.test(id)) throw invalid("not a deployment id");
-  const deployment = readDeployment(dir, id);
+  let deployment: Deployment | undefined;
+  try {
+    deployment = readDeployment(dir, id);
+  } catch (error) {
+    throw invalid(`${MANIFEST_FILE} cannot be read: ${(error as Error).message}`);
+  }
   if (!deployment) throw invalid(`not found in ${dir}`);
   if (deployment.agentId !== agentId) {
     throw invalid(`belongs to agent "${deployment.agentId}", not "${agentId}"`);
@@ -80,10 +86,13 @@ async function loadDeployment(
   if (!existsSync(bundleFile)) throw invalid(`${BUNDLE_FILE} is missing`);
   verifyContent(deployment, readFileSync(bundleFile), invalid);
 
-  const mod = (await import(pathToFileURL(bundleFile).href)) as {
-    agent?: unknown;
-    toolModules?: ToolModules;
-  };
+  let mod: { agent?: unknown; toolModules?: ToolModules };
+  try {
+    mod = await import(pathToFileURL(bundleFile).href);
+  } catch (error) {
+    // The agent's own code threw while loading: nothing of it may run.
+    throw invalid(`its bundle failed to load: ${(error as Error)?.message ?? String(error)}`);
+  }
   if (typeof mod.agent !== "function") throw invalid("the bundle has no agent function");
   assertToolsMatch(deployment, mod.toolModules ?? {});
   return { agentId, deploymentId: id, projectDir: root, render: mod.agent as AgentFunction };

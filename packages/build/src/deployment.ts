@@ -6,8 +6,27 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ToolKind } from "@opencomputer/agent";
 import { canonicalJson } from "@opencomputer/runtime";
-import type { DeploymentTool, ResultToolRecord } from "./check.ts";
+import type { JsonValue } from "./literal.ts";
+
+/** A tool as a deployment records it. */
+export interface DeploymentTool {
+  name: string;
+  description: string;
+  /** The input schema as loaded, or null when the tool declares none. */
+  input: JsonValue | null;
+  /** For the result tool, the schema copied from source; for others, as loaded. */
+  output?: JsonValue;
+  result: boolean;
+  kind: ToolKind;
+}
+
+export interface ResultToolRecord {
+  name: string;
+  /** `sha256:<hex>` of the canonical JSON of `output`, as result records carry it. */
+  schemaDigest: string;
+}
 
 export const MANIFEST_FILE = "deployment.json";
 export const BUNDLE_FILE = "bundle.mjs";

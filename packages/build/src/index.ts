@@ -8,11 +8,15 @@ export {
   type CheckOptions,
   type CheckResult,
   checkProject,
-  type DeploymentTool,
-  type ResultToolRecord,
 } from "./check.ts";
 export { type CommandIO, runBuildCommand } from "./command.ts";
-export { type Deployment, readCurrent, readDeployment } from "./deployment.ts";
+export {
+  type Deployment,
+  type DeploymentTool,
+  type ResultToolRecord,
+  readCurrent,
+  readDeployment,
+} from "./deployment.ts";
 export { createDeploymentAgents } from "./deployment-agents.ts";
 export {
   BUILD_ERROR_CODES,

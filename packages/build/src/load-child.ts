@@ -2,7 +2,8 @@
 // tool modules one by one and reports the tools each exports. Never imported by the build
 // itself.
 
-import { isAbsolute, relative } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isTool } from "@opencomputer/agent";
 import type { LoadedTool, LoadFailure, LoadMessage, LoadRequest } from "./load-protocol.ts";
@@ -68,13 +69,21 @@ function describe(error: unknown, root: string): LoadFailure {
   return failure;
 }
 
-/** The first `file:line:column` of a stack that lies in the project and outside node_modules. */
+// Frames in the SDK (defineTool throwing) or in this loader are never the user's line, even
+// when they lie inside the project (a monorepo built from its root).
+const NOT_USER_CODE = [
+  dirname(fileURLToPath(import.meta.url)),
+  dirname(createRequire(import.meta.url).resolve("@opencomputer/agent")),
+];
+
+/** The first `file:line:column` of a stack that is the user's code: in the project, not a package. */
 function projectFrame(stack: string, root: string): LoadFailure["location"] {
   for (const match of stack.matchAll(/((?:file:\/\/)?\/[^\s():]+):(\d+):(\d+)/g)) {
     const [, where, line, column] = match;
     const file = where!.startsWith("file:") ? fileURLToPath(where!) : where!;
     const rel = relative(root, file);
     if (rel.startsWith("..") || isAbsolute(rel) || rel.includes("node_modules")) continue;
+    if (NOT_USER_CODE.some((dir) => !relative(dir, file).startsWith(".."))) continue;
     return { file, line: Number(line), column: Number(column) };
   }
   return undefined;

@@ -1,8 +1,9 @@
 // Loads the project's modules in one child process, with a time limit, to learn what only
 // running them can tell: input schemas built at load, descriptions, and tool kinds. One child
-// per build keeps the cost to a single Node start however many modules there are.
+// per build keeps the cost to a single Node start however many modules there are, and it is
+// started first, so that start overlaps the static phase.
 
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BuildError } from "./errors.ts";
@@ -25,112 +26,161 @@ export interface LoadResult {
   fatal?: BuildError;
 }
 
+export interface Loader {
+  /** Imports the modules in this order (dependencies first); call once. */
+  load(modules: readonly string[]): Promise<LoadResult>;
+  /** Stops the process when the build ends without loading (it threw). */
+  cancel(): void;
+}
+
 const CHILD_SCRIPT = fileURLToPath(new URL("./load-child.ts", import.meta.url));
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const STDERR_KEEP = 4096;
 
-export function loadModules(
-  project: Project,
-  modules: readonly string[],
-  timeoutMs: number = DEFAULT_LOAD_TIMEOUT_MS,
-): Promise<LoadResult> {
-  const result: LoadResult = { loaded: new Map(), failed: new Map() };
-  if (modules.length === 0) return Promise.resolve(result);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", TSX_LOADER, CHILD_SCRIPT], {
-      cwd: project.root,
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-    });
-    let pending: string | undefined;
-    let done = false;
-    let stderr = "";
+/** Starts the loader process now; `load` sends it the modules once they are known. */
+export function startLoader(project: Project, timeoutMs = DEFAULT_LOAD_TIMEOUT_MS): Loader {
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, CHILD_SCRIPT], {
+    cwd: project.root,
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  const session = new LoadSession(project, child, timeoutMs);
+  return { load: (modules) => session.load(modules), cancel: () => void session.load([]) };
+}
+
+class LoadSession {
+  private readonly result: LoadResult = { loaded: new Map(), failed: new Map() };
+  private modules: readonly string[] | undefined;
+  private ready = false;
+  private sent = false;
+  private pending: string | undefined;
+  private done = false;
+  private stderr = "";
+  private timer: NodeJS.Timeout | undefined;
+  private resolve: ((result: LoadResult) => void) | undefined;
+  private fatal: BuildError | undefined;
+
+  constructor(
+    private readonly project: Project,
+    private readonly child: ChildProcess,
+    private readonly timeoutMs: number,
+  ) {
     // Whatever the modules print is theirs; drain it so a chatty module cannot block on a pipe.
     child.stdout?.resume();
     child.stderr?.on("data", (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_KEEP);
+      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_KEEP);
     });
-
-    const finish = (fatal?: BuildError) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (fatal) result.fatal = fatal;
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      resolve(result);
-    };
-    const at = (module: string | undefined) => ({
-      file: module ? relativePath(project, module) : relativePath(project, modules[0]!),
-      line: 1,
-      column: 1,
-    });
-
-    // The limit applies to each module in turn (the clock restarts whenever one settles), so a
-    // project of many modules is not refused for being large, only for one that does not finish.
-    let timer: NodeJS.Timeout | undefined;
-    const arm = (ms: number) => {
-      clearTimeout(timer);
-      timer = setTimeout(onTimeout, ms);
-    };
-    const onTimeout = () => {
-      const rel = pending ? relativePath(project, pending) : undefined;
-      finish({
-        code: "tool_module_load_timeout",
-        message: rel
-          ? `Loading ${rel} did not finish within ${formatMs(timeoutMs)}: a module must not wait at load (a top-level await that never settles, a loop); do that work in run()`
-          : `The loader process did not start within ${formatMs(Math.max(timeoutMs, START_ALLOWANCE_MS))}`,
-        ...at(pending),
-      });
-    };
-    arm(Math.max(timeoutMs, START_ALLOWANCE_MS));
-
-    child.on("message", (message: LoadMessage) => {
-      if (message.type !== "ready") arm(timeoutMs);
-      switch (message.type) {
-        case "ready":
-          child.send({ root: project.root, modules: [...modules] } satisfies LoadRequest);
-          arm(timeoutMs);
-          break;
-        case "start":
-          pending = message.module;
-          break;
-        case "loaded":
-          result.loaded.set(message.module, message.tools);
-          pending = undefined;
-          break;
-        case "failed": {
-          const module = message.module || pending;
-          if (!module) break;
-          result.failed.set(module, message.error && failureError(project, module, message.error));
-          pending = undefined;
-          break;
-        }
-        case "done":
-          finish();
-          break;
-      }
-    });
-    child.on("error", (error) => {
-      finish({
+    child.on("message", (message: LoadMessage) => this.onMessage(message));
+    child.on("error", (error) =>
+      this.finish({
         code: "tool_module_load_failed",
         message: `Could not start the loader process: ${error.message}`,
-        ...at(undefined),
-      });
+        ...this.at(undefined),
+      }),
+    );
+    child.on("exit", (code, signal) => this.onExit(code, signal));
+    this.arm(Math.max(timeoutMs, START_ALLOWANCE_MS));
+  }
+
+  load(modules: readonly string[]): Promise<LoadResult> {
+    this.modules = modules;
+    if (modules.length === 0) this.finish();
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+      if (this.done) this.settle();
+      else this.send();
     });
-    child.on("exit", (code, signal) => {
-      if (done) return;
-      const how = signal ? `signal ${signal}` : `exit code ${code}`;
-      const tail = stderr.trim().split("\n").slice(-3).join(" | ");
-      const rel = pending && relativePath(project, pending);
-      // Node ends a process whose only work left is an await that can never settle.
-      const message =
-        rel && code === 0
-          ? `Loading ${rel} never finished: it waits at load for something that never happens (a top-level await that never settles); do that work in run()`
-          : rel
-            ? `Loading ${rel} ended the loader process (${how})${tail ? `: ${tail}` : ""}`
-            : `The loader process ended (${how})${tail ? `: ${tail}` : ""}`;
-      finish({ code: "tool_module_load_failed", message, ...at(pending) });
+  }
+
+  private send(): void {
+    if (!this.ready || this.sent || !this.modules || this.done) return;
+    this.sent = true;
+    this.child.send({ root: this.project.root, modules: [...this.modules] } satisfies LoadRequest);
+    this.arm(this.timeoutMs);
+  }
+
+  private onMessage(message: LoadMessage): void {
+    if (message.type === "ready") {
+      this.ready = true;
+      this.send();
+      return;
+    }
+    // The limit applies to each module in turn (the clock restarts whenever one settles), so a
+    // project of many modules is not refused for being large, only for one that does not finish.
+    this.arm(this.timeoutMs);
+    switch (message.type) {
+      case "start":
+        this.pending = message.module;
+        break;
+      case "loaded":
+        this.result.loaded.set(message.module, message.tools);
+        this.pending = undefined;
+        break;
+      case "failed": {
+        const module = message.module || this.pending;
+        if (module) {
+          const error = message.error && failureError(this.project, module, message.error);
+          this.result.failed.set(module, error);
+        }
+        this.pending = undefined;
+        break;
+      }
+      case "done":
+        this.finish();
+        break;
+    }
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.done) return;
+    const how = signal ? `signal ${signal}` : `exit code ${code}`;
+    const tail = this.stderr.trim().split("\n").slice(-3).join(" | ");
+    const rel = this.pending && relativePath(this.project, this.pending);
+    // Node ends a process whose only work left is an await that can never settle.
+    const message =
+      rel && code === 0
+        ? `Loading ${rel} never finished: it waits at load for something that never happens (a top-level await that never settles); do that work in run()`
+        : rel
+          ? `Loading ${rel} ended the loader process (${how})${tail ? `: ${tail}` : ""}`
+          : `The loader process ended (${how})${tail ? `: ${tail}` : ""}`;
+    this.finish({ code: "tool_module_load_failed", message, ...this.at(this.pending) });
+  }
+
+  private onTimeout(): void {
+    const rel = this.pending ? relativePath(this.project, this.pending) : undefined;
+    this.finish({
+      code: "tool_module_load_timeout",
+      message: rel
+        ? `Loading ${rel} did not finish within ${formatMs(this.timeoutMs)}: a module must not wait at load (a top-level await that never settles, a loop); do that work in run()`
+        : `The loader process did not start within ${formatMs(Math.max(this.timeoutMs, START_ALLOWANCE_MS))}`,
+      ...this.at(this.pending),
     });
-  });
+  }
+
+  private arm(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.onTimeout(), ms);
+  }
+
+  private at(module: string | undefined): { file: string; line: number; column: number } {
+    const file = module ?? this.modules?.[0];
+    return { file: file ? relativePath(this.project, file) : "opencomputer", line: 1, column: 1 };
+  }
+
+  private finish(fatal?: BuildError): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    this.fatal = fatal;
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    this.settle();
+  }
+
+  private settle(): void {
+    if (!this.resolve) return;
+    // A loader that was given nothing to load may end any way it likes.
+    if (this.fatal && this.modules && this.modules.length > 0) this.result.fatal = this.fatal;
+    this.resolve(this.result);
+  }
 }
 
 function failureError(project: Project, module: string, failure: LoadFailure): BuildError {

@@ -1,22 +1,18 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  createSourceAgents,
-} from "@opencomputer/runtime";
+import type { AgentResolver } from "@opencomputer/runtime";
+import { createModelResolver, createRuntime, createScriptModel } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 
-/** The runtime on the embedded default: SQLite at `<dir>/.opencomputer/data.db`, agents from source. */
-export function openEmbedded(dir: string) {
+/** The runtime on the embedded default: SQLite at `<dir>/.opencomputer/data.db`. */
+export function openEmbedded(dir: string, agents: (projectDir: string) => AgentResolver) {
   const projectDir = resolve(dir);
   const dataDir = join(projectDir, ".opencomputer");
   mkdirSync(dataDir, { recursive: true });
   const store = createSqliteStore({ path: join(dataDir, "data.db") });
   const runtime = createRuntime({
     store,
-    agents: createSourceAgents(projectDir),
+    agents: agents(projectDir),
     models: createModelResolver({ providers: { script: createScriptModel } }),
   });
   return {

@@ -1,12 +1,18 @@
 import { OpenComputerError } from "@opencomputer/agent";
+import { runBuildCommand } from "@opencomputer/build";
 import { sessionCommand } from "./commands/session.ts";
 
 const USAGE = `Usage: opencomputer <command> [options]
 
 Commands:
   session [--dir DIR] [--agent ID] [--json] "text"
-      Run one turn of an agent on the embedded store (.opencomputer/data.db in DIR)
-      and print its events and the session result. Exit code 0 when the turn completed.
+      Build, then run one turn of an agent on the embedded store (.opencomputer/data.db
+      in DIR) and print its events and the session result. Exit code 0 when the turn
+      completed.
+  build [--dir DIR] [--json]
+      Check the agents statically and write their deployments (.opencomputer/deployments).
+  doctor [--dir DIR] [--json]
+      The same checks, writing nothing.
 
 Environment:
   OPENCOMPUTER_MODEL   Replace every agent's model, e.g. script/demo (a scripted model
@@ -20,6 +26,10 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "session":
         return await sessionCommand(rest);
+      case "build":
+        return await runBuildCommand(rest, { doctor: false });
+      case "doctor":
+        return await runBuildCommand(rest, { doctor: true });
       case undefined:
       case "help":
       case "--help":

@@ -69,6 +69,68 @@ describe("opencomputer session", () => {
     expect(stdout).toMatch(/turn failed \(model_unavailable/);
   });
 
+  it("builds first: a deployment the load-time check refuses fails the turn naming the tool", async () => {
+    const dir = join(project, "mutating");
+    cpSync(
+      join(repo, "packages/build/test/fixtures/mutating-schema/opencomputer"),
+      join(dir, "opencomputer"),
+      {
+        recursive: true,
+      },
+    );
+    mkdirSync(join(dir, "opencomputer/scripts"), { recursive: true });
+    writeFileSync(
+      join(dir, "opencomputer/scripts/check.json"),
+      JSON.stringify({
+        steps: [
+          { toolCalls: [{ name: "check_url", input: { url: "https://x" } }] },
+          { text: "ok" },
+        ],
+      }),
+    );
+    const { code, stdout } = await cli(["session", "--dir", dir, "--json", "check x"], {
+      OPENCOMPUTER_MODEL: "script/check",
+    });
+    expect(code).toBe(1);
+    const events = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const failed = events.find((e) => e.type === "turn.failed");
+    expect(failed.data).toMatchObject({ code: "deployment_invalid", tool: "check_url" });
+    expect(failed.data.message).toContain('tool "check_url"');
+    expect(events.some((e) => e.type === "tool.started" || e.type === "agent.rendered")).toBe(
+      false,
+    );
+  });
+
+  it("reports build errors as file:line:column and runs nothing", async () => {
+    const dir = join(project, "broken");
+    mkdirSync(join(dir, "opencomputer/agents/bad"), { recursive: true });
+    writeFileSync(
+      join(dir, "opencomputer/agents/bad/agent.ts"),
+      [
+        'import { defineTool, useTool } from "@opencomputer/agent";',
+        'export const a = defineTool({ name: "a", description: "A", output: { type: "object" }, result: true, run: () => ({}) });',
+        'export const b = defineTool({ name: "b", description: "B", output: { type: "object" }, result: true, run: () => ({}) });',
+        'export default function Agent() { useTool(a); useTool(b); return "x"; }',
+        "",
+      ].join("\n"),
+    );
+    const { code, stderr } = await cli(["session", "--dir", dir, "hi"], {
+      OPENCOMPUTER_MODEL: "script/demo",
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/opencomputer\/agents\/bad\/agent\.ts:\d+:\d+: result_tool_conflict/);
+    const doctor = await cli(["doctor", "--dir", dir, "--json"]);
+    expect(doctor.code).toBe(1);
+    expect(JSON.parse(doctor.stdout)[0]).toMatchObject({
+      code: "result_tool_conflict",
+      line: expect.any(Number),
+      column: expect.any(Number),
+    });
+  });
+
   it("exits 2 on usage errors", async () => {
     expect((await cli(["session"])).code).toBe(2);
     expect((await cli(["session", "--nope", "x"])).code).toBe(2);

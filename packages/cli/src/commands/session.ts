@@ -1,5 +1,7 @@
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
+import { buildProject, createDeploymentAgents, formatErrors } from "@opencomputer/build";
 import type { EventRecord } from "@opencomputer/runtime";
 import { openEmbedded } from "../embedded.ts";
 import { formatEvent } from "../format.ts";
@@ -17,14 +19,23 @@ export async function sessionCommand(argv: string[]): Promise<number> {
   const text = positionals.join(" ").trim();
   if (!text)
     throw new OpenComputerError("usage", 'Give the message to send: opencomputer session "text"');
-  const embedded = openEmbedded(values.dir ?? ".");
+  const projectDir = resolve(values.dir ?? ".");
   const json = values.json ?? false;
+  const agentId = chooseAgent(projectDir, values.agent);
+  // Sessions run on deployments: build first (unchanged sources give the same deployment).
+  const built = await buildProject(projectDir);
+  if (built.errors.length > 0) {
+    if (json)
+      process.stdout.write(`${JSON.stringify({ type: "build.failed", errors: built.errors })}\n`);
+    else process.stderr.write(`${formatErrors(built.errors)}\n`);
+    return 1;
+  }
+  const embedded = openEmbedded(projectDir, createDeploymentAgents);
   const print = (e: EventRecord) =>
     process.stdout.write(`${json ? JSON.stringify(e) : formatEvent(e)}\n`);
   try {
     const { runtime } = embedded;
     await runtime.start();
-    const agentId = chooseAgent(embedded.projectDir, values.agent);
     const { session } = await runtime.sessions.create({
       agentId: `${agentId}@development`,
       source: "api",

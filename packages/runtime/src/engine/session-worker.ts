@@ -1,3 +1,4 @@
+import { OpenComputerError } from "@opencomputer/agent";
 import type { LoadedAgent } from "../agents/resolver.ts";
 import { type Deferred, deferred } from "../deferred.ts";
 import { newId } from "../ids.ts";
@@ -275,6 +276,10 @@ export class SessionWorker {
         sessionId: this.sessionId,
         error: String(error),
       });
+      // A deployment the load-time check refused names the tool at fault; that much is public.
+      const tool = error instanceof OpenComputerError ? error.details.tool : undefined;
+      const named =
+        typeof tool === "string" && (error as OpenComputerError).code === "deployment_invalid";
       await settleTurn(
         this.ctx,
         scope.turn,
@@ -282,7 +287,10 @@ export class SessionWorker {
           status: "failed",
           error: {
             code: "deployment_invalid",
-            message: `Deployment ${session.deploymentId} failed to load`,
+            message: named
+              ? (error as Error).message
+              : `Deployment ${session.deploymentId} failed to load`,
+            ...(typeof tool === "string" ? { tool } : {}),
           },
         },
         { fence: scope.fence },
