@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 // `npm run bench`: the performance targets of DESIGN.md ("Targets"), measured side by side in one
 // process. Prints tables and writes every figure to test-output/bench.json.
 //
@@ -17,7 +18,7 @@ import { concurrentTable, latencyTable, phaseTable, type Ratio, ratioTable } fro
 import { loadScenario } from "./scenario.ts";
 import { collectGarbage, gcExposed, type LatencySummary } from "./stats.ts";
 
-const BENCHMARKS = ["bare", "ai-sdk", "engine", "engine-full", "concurrent"] as const;
+const BENCHMARKS = ["bare", "ai-sdk", "engine", "engine-full", "concurrent", "build"] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
 const DESCRIPTIONS: Record<BenchName, string> = {
@@ -26,7 +27,17 @@ const DESCRIPTIONS: Record<BenchName, string> = {
   engine: "engine on SQLite (WAL, durability normal): create → sendTurn → waitForTurn",
   "engine-full": "the same with durability full (fsync on every commit)",
   concurrent: "sessions started together in one process, then all awaited",
+  build: "opencomputer build, cold: examples/support and 20 agents × 10 tools (its own report)",
 };
+
+/** The build benchmark measures fresh processes, so it runs as its own script. */
+function benchBuild(): string {
+  const script = fileURLToPath(new URL("../packages/build/bench/build.ts", import.meta.url));
+  return execFileSync(process.execPath, ["--import", "tsx", script, "--runs", "3"], {
+    encoding: "utf8",
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+  }).trim();
+}
 
 const OUTPUT = fileURLToPath(new URL("../test-output/bench.json", import.meta.url));
 
@@ -140,6 +151,7 @@ async function main() {
   const sizes = { warmup: opts.warmup, runs: opts.runs };
   const latency: Partial<Record<BenchName, LatencySummary | EngineResult>> = {};
   let concurrent: ConcurrentResult | null = null;
+  let buildReport: string | null = null;
 
   for (const name of BENCHMARKS) {
     if (!opts.only.has(name)) continue;
@@ -150,6 +162,7 @@ async function main() {
     else if (name === "ai-sdk") latency["ai-sdk"] = await benchAiSdk(scenario, sizes);
     else if (name === "engine") latency.engine = await benchEngine("normal", sizes);
     else if (name === "engine-full") latency["engine-full"] = await benchEngine("full", sizes);
+    else if (name === "build") buildReport = benchBuild();
     else concurrent = await benchConcurrent(opts.sessions);
     console.log(`${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
@@ -161,6 +174,7 @@ async function main() {
   const computed = ratios(latency);
   if (computed.length > 0) console.log(`${ratioTable(computed)}\n`);
   if (concurrent) console.log(`${concurrentTable(concurrent)}\n`);
+  if (buildReport) console.log(`${buildReport}\n`);
 
   mkdirSync(dirname(opts.out), { recursive: true });
   const report = {
