@@ -12,6 +12,7 @@ import {
   type Logger,
   type RuntimeOptions,
   type ScriptStep,
+  type Store,
 } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 
@@ -39,6 +40,8 @@ export interface HarnessOptions
   /** Extra model providers (e.g. a hand-written model for one test). */
   providers?: Record<string, (name: string) => LanguageModelV3>;
   model?: string;
+  /** Wraps the store the runtimes use (the harness keeps the real one), e.g. to inject faults. */
+  wrapStore?: (store: Store) => Store;
 }
 
 /** A runtime on a real SQLite file in a temp dir, agents given as functions, a scripted model. */
@@ -57,9 +60,9 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
   script("test", options.steps ?? []);
   const runtimes: Array<ReturnType<typeof createRuntime>> = [];
   const newRuntime = (extra: Partial<RuntimeOptions> = {}) => {
-    const { agents, steps: _s, providers, model, ...rest } = options;
+    const { agents, steps: _s, providers, model, wrapStore, ...rest } = options;
     const rt = createRuntime({
-      store,
+      store: wrapStore ? wrapStore(store) : store,
       agents: createStaticAgents({ projectDir: dir, agents }),
       models: createModelResolver({
         providers: { script: createScriptModel, ...providers },

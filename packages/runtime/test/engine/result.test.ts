@@ -1,5 +1,5 @@
 import { defineTool, useModel, useTool } from "@opencomputer/agent";
-import type { ScriptStep } from "@opencomputer/runtime";
+import type { ScriptStep, Store, WriteBatch } from "@opencomputer/runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsonDigest } from "../../src/digest.ts";
 import { type Harness, harness, ofType } from "./harness.ts";
@@ -197,6 +197,32 @@ describe("the session result", () => {
     expect(settled.status).toBe("failed");
     const session = await h.runtime.sessions.get(sessionId);
     expect(session.result).toMatchObject({ turnId, data: { url: "a", status: 1 } });
+  });
+
+  it("retries a commit whose acknowledgement was lost and keeps the one saved record", async () => {
+    let lost = 0;
+    h = await harness({
+      agents: { agent },
+      steps: [call({ url: "a", status: 1 }), { text: "x" }],
+      wrapStore: (real) =>
+        Object.assign(Object.create(real) as Store, {
+          async apply(sessionId: string, batch: WriteBatch) {
+            const events = await real.apply(sessionId, batch);
+            if (lost === 0 && batch.ops.some((op) => op.type === "result.insert")) {
+              lost++;
+              throw new Error("connection reset after commit");
+            }
+            return events;
+          },
+        }),
+    });
+    const { sessionId, events } = await h.run("go");
+    expect(lost).toBe(1);
+    expect(ofType(events, "tool.completed")).toHaveLength(1);
+    expect(ofType(events, "tool.failed")).toHaveLength(0);
+    expect((await h.runtime.sessions.results(sessionId)).results).toHaveLength(1);
+    expect((await h.runtime.sessions.get(sessionId)).result!.data).toEqual({ url: "a", status: 1 });
+    expect((await h.store.getTurn(sessionId, events[1]!.turnId!))!.status).toBe("completed");
   });
 
   it("pages result records oldest first", async () => {
