@@ -1,8 +1,4 @@
-import type {
-  LanguageModelV3,
-  LanguageModelV3FunctionTool,
-  LanguageModelV3GenerateResult,
-} from "@ai-sdk/provider";
+import type { LanguageModelV3, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import { type JsonValue, type RenderResult, renderAgent, type Tool } from "@opencomputer/agent";
 import type { LoadedAgent } from "../agents/resolver.ts";
 import { newId } from "../ids.ts";
@@ -10,6 +6,7 @@ import { ModelError, toModelError } from "../models/model-error.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
 import type { MessageRecord, ToolCallRecord, TurnError } from "../store/records.ts";
 import { write } from "./context.ts";
+import { type StepOutput, streamStep } from "./model-stream.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { settleTurn } from "./settle.ts";
 import { absorbSteering } from "./steering.ts";
@@ -73,30 +70,51 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
   };
 
   let model: LanguageModelV3;
-  let response: LanguageModelV3GenerateResult;
+  let response: StepOutput;
   const requested = render.model ?? "";
+  const messageId = newId("msg");
+  // agent.rendered goes first in the log: with the first streamed delta, or with the step.
+  let renderedPending = true;
+  const withRendered = (events: NewEvent[]): NewEvent[] => {
+    if (!renderedPending) return events;
+    renderedPending = false;
+    return [renderedEvent, ...events];
+  };
   try {
     model = ctx.models.resolve(requested, { projectDir: agent.projectDir, agentId: agent.agentId });
-    response = await model.doGenerate({
-      prompt: scope.conversation.toPrompt(render.instructions),
-      tools: render.tools.map(toModelTool),
-      abortSignal: scope.signal,
-    });
+    response = await streamStep(
+      model,
+      {
+        prompt: scope.conversation.toPrompt(render.instructions),
+        tools: render.tools.map(toModelTool),
+        abortSignal: scope.signal,
+      },
+      async (kind, text) => {
+        const data = kind === "message" ? { messageId, text } : { messageId, text };
+        await write(ctx, scope.sessionId, {
+          ...guard(scope),
+          ops: [],
+          events: withRendered([{ type: `${kind}.delta`, turnId: turn.id, data }]),
+        });
+      },
+    );
   } catch (error) {
-    if (scope.signal.aborted) return false;
+    if (scope.signal.aborted || isFenceRefusal(error)) return false;
     const e = error instanceof ModelError ? error : toModelError(error, requested);
-    await fail(scope, { code: e.code, message: e.message, model: e.model }, [renderedEvent]);
+    await fail(scope, { code: e.code, message: e.message, model: e.model }, withRendered([]));
     return false;
   }
   if (scope.signal.aborted) return false;
 
-  const messageId = newId("msg");
   const now = new Date().toISOString();
   const content: JsonValue[] = [];
   const calls: ToolCallRecord[] = [];
   let text = "";
+  let reasoning = "";
   for (const part of response.content) {
-    if (part.type === "text") {
+    if (part.type === "reasoning") {
+      reasoning += part.text;
+    } else if (part.type === "text") {
       text += part.text;
       content.push({ type: "text", text: part.text });
     } else if (part.type === "tool-call") {
@@ -137,7 +155,14 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
     { type: "message.insert", message },
     { type: "turn.update", id: turn.id, patch: { steps } },
   ];
-  const events: NewEvent[] = [renderedEvent];
+  const events: NewEvent[] = withRendered([]);
+  if (reasoning) {
+    events.push({
+      type: "reasoning.completed",
+      turnId: turn.id,
+      data: { messageId, text: reasoning },
+    });
+  }
   if (text) events.push({ type: "message.completed", turnId: turn.id, data: { messageId, text } });
   events.push({
     type: "usage.recorded",

@@ -79,7 +79,26 @@ describe("the session result", () => {
           provider: "probe",
           modelId: "probe/x",
           supportedUrls: {},
-          doStream: () => Promise.reject(new Error("unused")),
+          async doStream(options) {
+            // The engine streams; this model answers with one generate result as a stream.
+            const result = await this.doGenerate(options);
+            const parts = [
+              ...result.content.map((part) =>
+                part.type === "text"
+                  ? { type: "text-delta" as const, id: "t", delta: part.text }
+                  : part,
+              ),
+              { type: "finish" as const, usage: result.usage, finishReason: result.finishReason },
+            ];
+            return {
+              stream: new ReadableStream({
+                start(controller) {
+                  for (const part of parts) controller.enqueue(part as never);
+                  controller.close();
+                },
+              }),
+            };
+          },
           async doGenerate(options) {
             steps++;
             if (steps === 1) {

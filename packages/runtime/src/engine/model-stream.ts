@@ -1,0 +1,89 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3Usage,
+} from "@ai-sdk/provider";
+
+/** How often streamed text becomes a `message.delta` / `reasoning.delta` event at most. */
+export const DELTA_INTERVAL_MS = 50;
+
+export interface StepOutput {
+  content: LanguageModelV3Content[];
+  usage: LanguageModelV3Usage;
+}
+
+export type DeltaSink = (kind: "message" | "reasoning", text: string) => Promise<void>;
+
+/**
+ * Runs one model step through `doStream` and assembles what `doGenerate` would return. Text and
+ * reasoning are handed to `onDelta` coalesced: at most one delta per kind every
+ * DELTA_INTERVAL_MS, so a long answer writes a handful of rows rather than one per token, and a
+ * fast answer writes none (its `message.completed` carries the whole text). Tool calls arrive
+ * assembled by the provider and run only after the step is committed.
+ */
+export async function streamStep(
+  model: LanguageModelV3,
+  options: LanguageModelV3CallOptions,
+  onDelta: DeltaSink,
+): Promise<StepOutput> {
+  const { stream } = await model.doStream(options);
+  const content: LanguageModelV3Content[] = [];
+  let usage: LanguageModelV3Usage | undefined;
+  let text = "";
+  let reasoning = "";
+  const pending = { message: "", reasoning: "" };
+  let lastFlush = performance.now();
+
+  const flush = async () => {
+    lastFlush = performance.now();
+    for (const kind of ["reasoning", "message"] as const) {
+      if (pending[kind]) {
+        const chunk = pending[kind];
+        pending[kind] = "";
+        await onDelta(kind, chunk);
+      }
+    }
+  };
+
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value: part } = await reader.read();
+      if (done) break;
+      switch (part.type) {
+        case "text-delta":
+          text += part.delta;
+          pending.message += part.delta;
+          break;
+        case "reasoning-delta":
+          reasoning += part.delta;
+          pending.reasoning += part.delta;
+          break;
+        case "tool-call":
+          content.push(part);
+          break;
+        case "finish":
+          usage = part.usage;
+          break;
+        case "error":
+          throw part.error;
+        default:
+          break;
+      }
+      if (
+        (pending.message || pending.reasoning) &&
+        performance.now() - lastFlush >= DELTA_INTERVAL_MS
+      ) {
+        await flush();
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (!usage) throw new Error("The model's stream ended before it finished");
+  const out: LanguageModelV3Content[] = [];
+  if (reasoning) out.push({ type: "reasoning", text: reasoning });
+  if (text) out.push({ type: "text", text });
+  return { content: [...out, ...content], usage };
+}
