@@ -109,6 +109,14 @@ export class SessionWorker {
     this.active?.controller.abort(new Error("runtime closing"));
   }
 
+  private async loadConversation(): Promise<Conversation> {
+    const [messages, calls] = await Promise.all([
+      this.ctx.store.listMessages(this.sessionId),
+      this.ctx.store.listToolCalls(this.sessionId),
+    ]);
+    return Conversation.from(messages, calls);
+  }
+
   forgetConversation(): void {
     this.conversation = null;
   }
@@ -148,10 +156,7 @@ export class SessionWorker {
   private async start(session: SessionRecord, turn: TurnRecord) {
     // The cached conversation is only trusted while this worker's lease has been live throughout.
     if (!this.lease || this.lease.expiresAt <= Date.now()) this.conversation = null;
-    this.conversation ??= Conversation.from(
-      await this.ctx.store.listMessages(this.sessionId),
-      await this.ctx.store.listToolCalls(this.sessionId),
-    );
+    this.conversation ??= await this.loadConversation();
     const conversation = this.conversation;
     const now = new Date().toISOString();
     const ops: WriteOp[] = [];
@@ -221,10 +226,7 @@ export class SessionWorker {
     const previous = session.lease;
     if (previous && previous.runtimeId !== this.ctx.runtimeId) {
       // Taken over from another runtime, which may have written after we read: read again.
-      this.conversation = Conversation.from(
-        await this.ctx.store.listMessages(this.sessionId),
-        await this.ctx.store.listToolCalls(this.sessionId),
-      );
+      this.conversation = await this.loadConversation();
     } else if (message) {
       conversation.addMessage(message);
     }
