@@ -1,7 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AgentResolver } from "@opencomputer/runtime";
-import { createModelResolver, createRuntime, createScriptModel } from "@opencomputer/runtime";
+import {
+  createModelResolver,
+  createRuntime,
+  createScriptModel,
+  defaultProviders,
+} from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 
 /** The runtime on the embedded default: SQLite at `<dir>/.opencomputer/data.db`. */
@@ -13,7 +18,10 @@ export function openEmbedded(dir: string, agents: (projectDir: string) => AgentR
   const runtime = createRuntime({
     store,
     agents: agents(projectDir),
-    models: createModelResolver({ providers: { script: createScriptModel } }),
+    // Real providers read their keys from the environment when a model is first used.
+    models: createModelResolver({
+      providers: { ...defaultProviders(), script: createScriptModel },
+    }),
   });
   return {
     projectDir,

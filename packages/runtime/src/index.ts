@@ -20,6 +20,23 @@ export type { SessionView, TurnView } from "./engine/view.ts";
 export { newId } from "./ids.ts";
 export { ModelError, toModelError } from "./models/model-error.ts";
 export {
+  anthropicProvider,
+  DEFAULT_RETRY,
+  defaultProviders,
+  type Env,
+  isContextOverflow,
+  OLLAMA_BASE_URL,
+  type OpenAICompatibleConfig,
+  ollamaProvider,
+  openaiCompatibleProvider,
+  openaiProvider,
+  type ProviderConfig,
+  type RetryOptions,
+  redact,
+  toProviderError,
+  withRetries,
+} from "./models/providers/index.ts";
+export {
   createModelResolver,
   type ModelContext,
   type ModelFactory,

@@ -22,7 +22,12 @@ export interface RetryOptions {
   random?: () => number;
 }
 
-export const DEFAULT_RETRY = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8_000, budgetMs: 60_000 };
+export const DEFAULT_RETRY = {
+  maxRetries: 3,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  budgetMs: 60_000,
+};
 
 /**
  * Wraps a provider model so transient failures (429, 5xx, dropped connections) are retried with

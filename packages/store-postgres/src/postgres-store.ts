@@ -1,0 +1,400 @@
+// The Store port on PostgreSQL through a node-postgres Pool. Every write is one transaction
+// that starts by locking the session row (SELECT ... FOR UPDATE): that serialises the writers
+// of one session across connections and processes, while different sessions proceed in
+// parallel. Reads are single statements on any pooled connection.
+import type {
+  EventRecord,
+  Lease,
+  MessageRecord,
+  NewEvent,
+  ResultFilter,
+  ResultRecord,
+  SessionFilter,
+  SessionRecord,
+  Store,
+  ToolCallRecord,
+  TurnRecord,
+  WriteBatch,
+} from "@opencomputer/runtime";
+import pg from "pg";
+import { labelIndex } from "./label-index.ts";
+import { nextLease, RELEASE_LEASE, RENEW_LEASE, WRITE_LEASE } from "./lease.ts";
+import { toStoreError } from "./pg-errors.ts";
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  eventFromRow,
+  MESSAGE_COLUMNS,
+  type MessageRow,
+  messageFromRow,
+  RESULT_COLUMNS,
+  type ResultRow,
+  resultFromRow,
+  SESSION_COLUMNS,
+  type SessionRow,
+  sessionFromRow,
+  TOOL_CALL_COLUMNS,
+  type ToolCallRow,
+  TURN_COLUMNS,
+  type TurnRow,
+  toJson,
+  toolCallFromRow,
+  turnFromRow,
+} from "./rows.ts";
+import { migrate } from "./schema.ts";
+import { appendEvents, lockSession, writeBatch } from "./write-batch.ts";
+
+export interface PostgresStoreOptions {
+  /** e.g. `postgresql://user:pass@host:5432/db`; or give the connection in `pool`. */
+  connectionString?: string;
+  /** Any further node-postgres Pool settings (max, ssl, timeouts, ...). */
+  pool?: pg.PoolConfig;
+  /**
+   * The PostgreSQL schema to keep the tables in, created when missing (lowercase letters,
+   * digits and `_`). Default: the connection's default (usually `public`).
+   */
+  schema?: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+type Tx = pg.PoolClient;
+
+export class PostgresStore implements Store {
+  private closed = false;
+
+  /** Use `createPostgresStore`, which also migrates the schema. */
+  constructor(readonly pool: pg.Pool) {}
+
+  async createSession(
+    session: SessionRecord,
+    events: readonly NewEvent[],
+  ): Promise<{ session: SessionRecord; created: boolean }> {
+    return this.transaction(async (tx) => {
+      const inserted = await tx.query(
+        `INSERT INTO sessions (id, agent_id, deployment_id, environment, status, source, labels,
+           label_index, execution_mode, result, question, runtime, revision, last_seq,
+           idempotency_key, lease_runtime_id, lease_epoch, lease_expires_at, created_at,
+           updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+           $18, $19, $20)
+         ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
+        [
+          session.id,
+          session.agentId,
+          session.deploymentId,
+          session.environment,
+          session.status,
+          session.source,
+          toJson(session.labels),
+          labelIndex(session.labels),
+          session.executionMode,
+          toJson(session.result),
+          toJson(session.question),
+          toJson(session.runtime),
+          session.revision,
+          events.length,
+          session.idempotencyKey,
+          session.lease?.runtimeId ?? null,
+          session.lease?.epoch ?? null,
+          session.lease?.expiresAt ?? null,
+          session.createdAt,
+          session.updatedAt,
+        ],
+      );
+      if (inserted.rowCount === 0) {
+        // The key is taken. ON CONFLICT waited for a concurrent creator to commit, so this
+        // new statement sees its row (READ COMMITTED: a fresh snapshot per statement).
+        const existing = await this.readSession(tx, "idempotency_key", session.idempotencyKey!);
+        return { session: existing!, created: false };
+      }
+      await appendEvents(tx, session.id, 0, new Date().toISOString(), events);
+      return { session: (await this.readSession(tx, "id", session.id))!, created: true };
+    });
+  }
+
+  async apply(sessionId: string, batch: WriteBatch): Promise<EventRecord[]> {
+    return this.transaction(async (tx) =>
+      writeBatch(tx, sessionId, await lockSession(tx, sessionId), batch),
+    );
+  }
+
+  async acquireLease(
+    sessionId: string,
+    runtimeId: string,
+    ttlMs: number,
+    now: number = Date.now(),
+  ): Promise<Lease | null> {
+    return this.transaction(async (tx) => {
+      const lease = nextLease(await lockSession(tx, sessionId), runtimeId, ttlMs, now);
+      if (lease !== null) {
+        await tx.query(WRITE_LEASE, [sessionId, lease.runtimeId, lease.epoch, lease.expiresAt]);
+      }
+      return lease;
+    });
+  }
+
+  async applyWithLease(
+    sessionId: string,
+    runtimeId: string,
+    ttlMs: number,
+    batch: WriteBatch,
+  ): Promise<{ lease: Lease; events: EventRecord[] } | null> {
+    return this.transaction(async (tx) => {
+      const locked = await lockSession(tx, sessionId);
+      const lease = nextLease(locked, runtimeId, ttlMs, Date.now());
+      if (lease === null) return null;
+      await tx.query(WRITE_LEASE, [sessionId, lease.runtimeId, lease.epoch, lease.expiresAt]);
+      const leased = { ...locked, holder: lease.runtimeId, epoch: lease.epoch };
+      const events = await writeBatch(tx, sessionId, leased, { ...batch, fence: lease });
+      return { lease, events };
+    });
+  }
+
+  async renewLease(
+    sessionId: string,
+    lease: Lease,
+    ttlMs: number,
+    now: number = Date.now(),
+  ): Promise<Lease | null> {
+    const expiresAt = now + ttlMs;
+    const { rowCount } = await this.pool.query(RENEW_LEASE, [
+      sessionId,
+      lease.runtimeId,
+      lease.epoch,
+      expiresAt,
+    ]);
+    return rowCount === 0 ? null : { runtimeId: lease.runtimeId, epoch: lease.epoch, expiresAt };
+  }
+
+  async releaseLease(sessionId: string, lease: Lease): Promise<void> {
+    await this.pool.query(RELEASE_LEASE, [
+      sessionId,
+      lease.runtimeId,
+      lease.epoch,
+      lease.expiresAt,
+    ]);
+  }
+
+  async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.readSession(this.pool, "id", sessionId);
+  }
+
+  async listSessions(filter: SessionFilter): Promise<SessionRecord[]> {
+    const params: unknown[] = [];
+    const where: string[] = [];
+    const param = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    if (filter.agentId !== undefined) where.push(`agent_id = ${param(filter.agentId)}`);
+    if (filter.status !== undefined) where.push(`status = ${param(filter.status)}`);
+    if (filter.labels !== undefined && Object.keys(filter.labels).length > 0) {
+      where.push(`label_index @> ${param(labelIndex(filter.labels))}::jsonb`);
+    }
+    if (filter.cursor !== undefined) {
+      // A row comparison, which the (created_at DESC, id DESC) index serves directly.
+      where.push(
+        `(created_at, id) < (${param(filter.cursor.createdAt)}, ${param(filter.cursor.id)})`,
+      );
+    }
+    const { rows } = await this.pool.query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions
+       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY created_at DESC, id DESC LIMIT ${param(Math.max(0, filter.limit))}`,
+      params,
+    );
+    return rows.map(sessionFromRow);
+  }
+
+  async listTurns(sessionId: string): Promise<TurnRecord[]> {
+    const { rows } = await this.pool.query<TurnRow>(
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 ORDER BY rid`,
+      [sessionId],
+    );
+    return rows.map(turnFromRow);
+  }
+
+  async getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined> {
+    return this.one<TurnRow, TurnRecord>(
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 AND id = $2`,
+      [sessionId, turnId],
+      turnFromRow,
+    );
+  }
+
+  async findTurnByIdempotencyKey(sessionId: string, key: string): Promise<TurnRecord | undefined> {
+    return this.one<TurnRow, TurnRecord>(
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 AND idempotency_key = $2`,
+      [sessionId, key],
+      turnFromRow,
+    );
+  }
+
+  async listMessages(sessionId: string): Promise<MessageRecord[]> {
+    const { rows } = await this.pool.query<MessageRow>(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = $1 ORDER BY rid`,
+      [sessionId],
+    );
+    return rows.map(messageFromRow);
+  }
+
+  async listToolCalls(sessionId: string, turnId?: string): Promise<ToolCallRecord[]> {
+    const { rows } = await this.pool.query<ToolCallRow>(
+      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls
+       WHERE session_id = $1 AND ($2::text IS NULL OR turn_id = $2) ORDER BY rid`,
+      [sessionId, turnId ?? null],
+    );
+    return rows.map(toolCallFromRow);
+  }
+
+  async getToolCall(sessionId: string, callId: string): Promise<ToolCallRecord | undefined> {
+    return this.one<ToolCallRow, ToolCallRecord>(
+      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = $1 AND call_id = $2`,
+      [sessionId, callId],
+      toolCallFromRow,
+    );
+  }
+
+  async listResults(sessionId: string, filter: ResultFilter): Promise<ResultRecord[]> {
+    // An unknown `after` matches nothing (rid > NULL), rather than restarting from the top.
+    const { rows } = await this.pool.query<ResultRow>(
+      `SELECT ${RESULT_COLUMNS} FROM results
+       WHERE session_id = $1
+         AND ($2::text IS NULL OR turn_id = $2)
+         AND ($3::text IS NULL
+              OR rid > (SELECT rid FROM results WHERE session_id = $1 AND result_id = $3))
+       ORDER BY rid LIMIT $4`,
+      [sessionId, filter.turnId ?? null, filter.after ?? null, Math.max(0, filter.limit)],
+    );
+    return rows.map(resultFromRow);
+  }
+
+  async getResult(sessionId: string, resultId: string): Promise<ResultRecord | undefined> {
+    return this.one<ResultRow, ResultRecord>(
+      `SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = $1 AND result_id = $2`,
+      [sessionId, resultId],
+      resultFromRow,
+    );
+  }
+
+  async getResultByCall(sessionId: string, toolCallId: string): Promise<ResultRecord | undefined> {
+    return this.one<ResultRow, ResultRecord>(
+      `SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = $1 AND tool_call_id = $2`,
+      [sessionId, toolCallId],
+      resultFromRow,
+    );
+  }
+
+  async readEvents(sessionId: string, after: number, limit: number): Promise<EventRecord[]> {
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE session_id = $1 AND seq > $2
+       ORDER BY seq LIMIT $3`,
+      [sessionId, after, Math.max(0, limit)],
+    );
+    return rows.map(eventFromRow);
+  }
+
+  async listRecoverableSessions(now: number = Date.now()): Promise<string[]> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT s.id FROM sessions s
+       WHERE s.status <> 'ended'
+         AND (s.lease_runtime_id IS NULL OR s.lease_expires_at <= $1)
+         AND EXISTS (SELECT 1 FROM turns t
+                     WHERE t.session_id = s.id AND t.status IN ('queued', 'running'))
+       ORDER BY s.created_at, s.id`,
+      [now],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  /**
+   * Runs `fn` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK
+   * (nothing written) when it throws; unique violations surface as StoreError `duplicate`.
+   */
+  private async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const tx = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      // READ COMMITTED explicitly, whatever the server default: after the row lock, each
+      // guard's statement must see the latest committed state, not a snapshot from BEGIN.
+      await tx.query("BEGIN ISOLATION LEVEL READ COMMITTED");
+      const result = await fn(tx);
+      await tx.query("COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        await tx.query("ROLLBACK");
+      } catch (rollbackError) {
+        // The connection is unusable; tell the pool to discard it rather than reuse it.
+        broken = rollbackError as Error;
+      }
+      throw toStoreError(error);
+    } finally {
+      tx.release(broken);
+    }
+  }
+
+  private async readSession(
+    db: pg.Pool | Tx,
+    column: "id" | "idempotency_key",
+    value: string,
+  ): Promise<SessionRecord | undefined> {
+    const { rows } = await db.query<SessionRow>(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${column} = $1`,
+      [value],
+    );
+    return rows[0] === undefined ? undefined : sessionFromRow(rows[0]);
+  }
+
+  private async one<R extends pg.QueryResultRow, T>(
+    sql: string,
+    params: unknown[],
+    map: (row: R) => T,
+  ): Promise<T | undefined> {
+    const { rows } = await this.pool.query<R>(sql, params);
+    return rows[0] === undefined ? undefined : map(rows[0]);
+  }
+}
+
+/** Connects, brings the schema up to date (see schema.ts) and returns the store. */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const { schema } = options;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    // A configuration mistake, not a refused write: no StoreError code fits.
+    throw new RangeError(`The schema name ${JSON.stringify(schema)} must match ${SCHEMA_NAME}.`);
+  }
+  const config: pg.PoolConfig = { ...options.pool };
+  if (options.connectionString !== undefined) config.connectionString = options.connectionString;
+  const pool = new pg.Pool(config);
+  // An idle connection dropped by the server emits `error` on the pool; without a listener
+  // that would crash the process. The pool discards it and opens a new one when needed.
+  pool.on("error", () => {});
+  if (schema !== undefined) {
+    // `connect` fires before the pool hands the new connection out, and a connection runs its
+    // queries in order, so this SET precedes every query of ours on it. (A startup `options`
+    // parameter would be overridden by one in the connection string.) It cannot fail for a
+    // validated name; a broken connection shows up on the next query anyway.
+    pool.on("connect", (client) => {
+      client.query(`SET search_path TO ${schema}`).catch(() => {});
+    });
+  }
+  try {
+    const client = await pool.connect();
+    try {
+      await migrate(client, schema);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return new PostgresStore(pool);
+}

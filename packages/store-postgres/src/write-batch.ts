@@ -1,0 +1,354 @@
+// One WriteBatch inside a transaction the caller opened, after it locked the session row
+// (`lockSession`, SELECT ... FOR UPDATE): that lock serialises all writers of the session, so
+// the guards read a state nobody can change before COMMIT. Guards first (fence, expectTurn,
+// expectSession, expectOpenCalls), then the ops in order, then the events with the next seqs
+// (invariant 1). Any throw makes the caller roll the whole batch back.
+
+import { randomBytes } from "node:crypto";
+import {
+  type EventRecord,
+  type NewEvent,
+  type SessionPatch,
+  StoreError,
+  type TurnPatch,
+  type WriteBatch,
+} from "@opencomputer/runtime";
+import type pg from "pg";
+import { labelIndex } from "./label-index.ts";
+import type { LeaseState } from "./lease.ts";
+import { toJson } from "./rows.ts";
+
+/** What the guards need from the locked session row. */
+export interface LockedSession extends LeaseState {
+  status: string;
+  lastSeq: number;
+}
+
+/** Locks the session row for the rest of the transaction; session_not_found when missing. */
+export async function lockSession(
+  client: pg.ClientBase,
+  sessionId: string,
+): Promise<LockedSession> {
+  const { rows } = await client.query<{
+    status: string;
+    last_seq: string;
+    lease_runtime_id: string | null;
+    lease_epoch: string | null;
+    lease_expires_at: string | null;
+  }>(
+    `SELECT status, last_seq, lease_runtime_id, lease_epoch, lease_expires_at
+     FROM sessions WHERE id = $1 FOR UPDATE`,
+    [sessionId],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new StoreError("session_not_found", `No session ${sessionId}.`);
+  return {
+    status: row.status,
+    lastSeq: Number(row.last_seq),
+    holder: row.lease_runtime_id,
+    epoch: Number(row.lease_epoch ?? 0),
+    expiresAt: Number(row.lease_expires_at ?? 0),
+  };
+}
+
+// Patchable fields: [key in the patch, column, stored as json].
+const SESSION_FIELDS = [
+  ["status", "status", false],
+  ["result", "result", true],
+  ["question", "question", true],
+  ["runtime", "runtime", true],
+  ["labels", "labels", true],
+] as const;
+
+const TURN_FIELDS = [
+  ["status", "status", false],
+  ["outcome", "outcome", false],
+  ["error", "error", true],
+  ["steps", "steps", false],
+  ["startedAt", "started_at", false],
+  ["settledAt", "settled_at", false],
+  ["input", "input", true],
+  ["mode", "mode", false],
+] as const;
+
+export async function writeBatch(
+  client: pg.ClientBase,
+  sessionId: string,
+  locked: LockedSession,
+  batch: WriteBatch,
+): Promise<EventRecord[]> {
+  await checkGuards(client, sessionId, locked, batch);
+
+  const timestamp = new Date().toISOString();
+  let touched = false;
+  let sessionPatch: SessionPatch | undefined;
+  for (const op of batch.ops) {
+    switch (op.type) {
+      case "session.update":
+        touched = true;
+        sessionPatch = sessionPatch === undefined ? op.patch : mergePatch(sessionPatch, op.patch);
+        break;
+      case "turn.insert": {
+        const t = op.turn;
+        ownedBy(t.sessionId, sessionId, "turn", t.id);
+        await client.query(
+          `INSERT INTO turns (session_id, id, input, mode, status, outcome, error,
+             idempotency_key, steps, created_at, updated_at, started_at, settled_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+          [
+            sessionId,
+            t.id,
+            toJson(t.input),
+            t.mode,
+            t.status,
+            t.outcome,
+            toJson(t.error),
+            t.idempotencyKey,
+            t.steps,
+            t.createdAt,
+            t.updatedAt,
+            t.startedAt,
+            t.settledAt,
+          ],
+        );
+        touched = true;
+        break;
+      }
+      case "turn.update":
+        await updateTurn(client, sessionId, op.id, op.patch, timestamp);
+        touched = true;
+        break;
+      case "message.insert": {
+        const m = op.message;
+        ownedBy(m.sessionId, sessionId, "message", m.id);
+        await client.query(
+          `INSERT INTO messages (session_id, id, turn_id, role, content, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [sessionId, m.id, m.turnId, m.role, toJson(m.content), m.createdAt],
+        );
+        break;
+      }
+      case "toolCall.upsert": {
+        const c = op.call;
+        ownedBy(c.sessionId, sessionId, "tool call", c.callId);
+        // ON CONFLICT DO UPDATE keeps the row (and its rid, the insertion order) in place.
+        await client.query(
+          `INSERT INTO tool_calls (session_id, call_id, turn_id, message_id, tool, input, status,
+             output, error, attempts, started_at, settled_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+           ON CONFLICT (session_id, call_id) DO UPDATE SET turn_id = EXCLUDED.turn_id,
+             message_id = EXCLUDED.message_id, tool = EXCLUDED.tool, input = EXCLUDED.input,
+             status = EXCLUDED.status, output = EXCLUDED.output, error = EXCLUDED.error,
+             attempts = EXCLUDED.attempts, started_at = EXCLUDED.started_at,
+             settled_at = EXCLUDED.settled_at`,
+          [
+            sessionId,
+            c.callId,
+            c.turnId,
+            c.messageId,
+            c.tool,
+            toJson(c.input),
+            c.status,
+            toJson(c.output),
+            c.error,
+            c.attempts,
+            c.startedAt,
+            c.settledAt,
+          ],
+        );
+        break;
+      }
+      case "result.insert": {
+        const r = op.record;
+        ownedBy(r.sessionId, sessionId, "result", r.resultId);
+        await client.query(
+          `INSERT INTO results (session_id, result_id, agent_id, deployment_id, turn_id,
+             message_id, tool_call_id, result_tool, schema_digest, data_digest, data, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+          [
+            sessionId,
+            r.resultId,
+            r.agentId,
+            r.deploymentId,
+            r.turnId,
+            r.messageId,
+            r.toolCallId,
+            r.resultTool,
+            r.schemaDigest,
+            r.dataDigest,
+            toJson(r.data),
+            r.createdAt,
+          ],
+        );
+        break;
+      }
+      default:
+        throw new StoreError(
+          "invalid_batch",
+          `Unknown write op ${(op as { type?: unknown }).type}.`,
+        );
+    }
+  }
+
+  const events = await appendEvents(client, sessionId, locked.lastSeq, timestamp, batch.events);
+  const lastSeq = locked.lastSeq + events.length;
+  if (touched) {
+    await updateSession(client, sessionId, lastSeq, timestamp, sessionPatch);
+  } else if (events.length > 0) {
+    await client.query("UPDATE sessions SET last_seq = $2 WHERE id = $1", [sessionId, lastSeq]);
+  }
+  return events;
+}
+
+/** Throws the refusal of the first guard that fails, in the port's order. */
+async function checkGuards(
+  client: pg.ClientBase,
+  sessionId: string,
+  locked: LockedSession,
+  batch: WriteBatch,
+): Promise<void> {
+  const { fence, expectTurn, expectSession, expectOpenCalls } = batch;
+  if (fence !== undefined && (locked.holder !== fence.runtimeId || locked.epoch !== fence.epoch)) {
+    throw new StoreError(
+      "stale_epoch",
+      `Session ${sessionId} is leased to ${locked.holder ?? "nobody"} at epoch ${locked.epoch}; ` +
+        `the write was fenced with ${fence.runtimeId} at epoch ${fence.epoch}.`,
+    );
+  }
+  if (expectTurn !== undefined) {
+    const { rows } = await client.query<{ status: string }>(
+      "SELECT status FROM turns WHERE session_id = $1 AND id = $2",
+      [sessionId, expectTurn.id],
+    );
+    const status = rows[0]?.status;
+    if (status === undefined || !(expectTurn.status as readonly string[]).includes(status)) {
+      throw new StoreError(
+        "turn_not_active",
+        status === undefined
+          ? `Session ${sessionId} has no turn ${expectTurn.id}.`
+          : `Turn ${expectTurn.id} is ${status}, expected ${expectTurn.status.join(" or ")}.`,
+      );
+    }
+  }
+  if (
+    expectSession !== undefined &&
+    !(expectSession.status as readonly string[]).includes(locked.status)
+  ) {
+    throw new StoreError(
+      "session_state",
+      `Session ${sessionId} is ${locked.status}, expected ${expectSession.status.join(" or ")}.`,
+    );
+  }
+  if (expectOpenCalls !== undefined) {
+    const { rows } = await client.query<{ call_id: string }>(
+      `SELECT call_id FROM tool_calls
+       WHERE session_id = $1 AND turn_id = $2 AND status = 'started'`,
+      [sessionId, expectOpenCalls.turnId],
+    );
+    const open = rows.map((r) => r.call_id);
+    const want = new Set(expectOpenCalls.callIds);
+    if (open.length !== want.size || open.some((id) => !want.has(id))) {
+      throw new StoreError(
+        "calls_changed",
+        `Turn ${expectOpenCalls.turnId} has open calls [${open.join(", ")}], expected ` +
+          `[${[...want].join(", ")}].`,
+      );
+    }
+  }
+}
+
+/** Inserts `events` with the seqs after `lastSeq` in one statement; the caller records them. */
+export async function appendEvents(
+  client: pg.ClientBase,
+  sessionId: string,
+  lastSeq: number,
+  timestamp: string,
+  events: readonly NewEvent[],
+): Promise<EventRecord[]> {
+  if (events.length === 0) return [];
+  const out = events.map((e, i): EventRecord => {
+    const seq = lastSeq + i + 1;
+    // Ids only need to be unique; 96 random bits are.
+    const id = `evt_${randomBytes(12).toString("hex")}`;
+    return e.turnId === undefined
+      ? { seq, id, timestamp, sessionId, type: e.type, data: e.data }
+      : { seq, id, timestamp, sessionId, turnId: e.turnId, type: e.type, data: e.data };
+  });
+  // One round trip for the whole batch: parallel arrays unnested into rows.
+  await client.query(
+    `INSERT INTO events (session_id, seq, id, timestamp, turn_id, type, data)
+     SELECT $1, e.seq, e.id, $2, e.turn_id, e.type, e.data::json
+     FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[])
+       AS e(seq, id, turn_id, type, data)`,
+    [
+      sessionId,
+      timestamp,
+      out.map((e) => e.seq),
+      out.map((e) => e.id),
+      out.map((e) => e.turnId ?? null),
+      out.map((e) => e.type),
+      out.map((e) => toJson(e.data)),
+    ],
+  );
+  return out;
+}
+
+async function updateTurn(
+  client: pg.ClientBase,
+  sessionId: string,
+  turnId: string,
+  patch: TurnPatch,
+  timestamp: string,
+): Promise<void> {
+  const params: unknown[] = [sessionId, turnId, timestamp];
+  let sql = "UPDATE turns SET updated_at = $3";
+  for (const [key, column, json] of TURN_FIELDS) {
+    const value = patch[key];
+    if (value === undefined) continue;
+    params.push(json ? toJson(value) : value);
+    sql += `, ${column} = $${params.length}`;
+  }
+  const { rowCount } = await client.query(`${sql} WHERE session_id = $1 AND id = $2`, params);
+  if (rowCount === 0) {
+    throw new StoreError("turn_not_active", `Session ${sessionId} has no turn ${turnId}.`);
+  }
+}
+
+/** Records the new last seq, bumps the revision once for the batch and applies the patch. */
+async function updateSession(
+  client: pg.ClientBase,
+  sessionId: string,
+  lastSeq: number,
+  timestamp: string,
+  patch: SessionPatch | undefined,
+): Promise<void> {
+  const params: unknown[] = [sessionId, lastSeq, timestamp];
+  let sql = "UPDATE sessions SET last_seq = $2, revision = revision + 1, updated_at = $3";
+  for (const [key, column, json] of SESSION_FIELDS) {
+    const value = patch?.[key];
+    if (value === undefined) continue;
+    params.push(json ? toJson(value) : value);
+    sql += `, ${column} = $${params.length}`;
+  }
+  if (patch?.labels !== undefined) {
+    params.push(labelIndex(patch.labels));
+    sql += `, label_index = $${params.length}`;
+  }
+  await client.query(`${sql} WHERE id = $1`, params);
+}
+
+/** Later patches win field by field; a field given as undefined does not clear an earlier one. */
+function mergePatch(into: SessionPatch, patch: SessionPatch): SessionPatch {
+  const merged: Record<string, unknown> = { ...into };
+  for (const [key] of SESSION_FIELDS) if (patch[key] !== undefined) merged[key] = patch[key];
+  return merged as SessionPatch;
+}
+
+function ownedBy(recordSessionId: string, sessionId: string, what: string, id: string): void {
+  if (recordSessionId !== sessionId) {
+    throw new StoreError(
+      "invalid_batch",
+      `The ${what} ${id} belongs to session ${recordSessionId}, not ${sessionId}.`,
+    );
+  }
+}
