@@ -72,6 +72,17 @@ export async function endSession(
   const stragglers = cancelQueued(await ctx.store.listTurns(sessionId));
   if (stragglers.ops.length > 0) await write(ctx, sessionId, stragglers);
   await workers.get(sessionId)?.release();
+  for (const tool of ctx.builtInTools.values()) {
+    await tool
+      .onSessionEnd?.(sessionId)
+      .catch((error: unknown) =>
+        ctx.log.error("built-in tool cleanup failed", {
+          tool: tool.id,
+          sessionId,
+          error: String(error),
+        }),
+      );
+  }
 }
 
 function cancelQueued(turns: TurnRecord[]): { ops: WriteOp[]; events: NewEvent[] } {

@@ -2,6 +2,7 @@ import type { AgentResolver } from "../agents/resolver.ts";
 import type { ModelResolver } from "../models/resolver.ts";
 import type { Store, WriteBatch } from "../store/port.ts";
 import type { EventRecord } from "../store/records.ts";
+import type { BuiltInTool } from "./built-in-tool.ts";
 import type { Notifier } from "./notifier.ts";
 
 export interface Logger {
@@ -22,6 +23,8 @@ export interface EngineContext {
   /** How long an interrupt waits for running tools to honour their signal before settling. */
   cancelGraceMs: number;
   builtInToolIds: readonly string[];
+  /** Runtime-provided tools by id (`ask` is handled by the engine itself). */
+  builtInTools: ReadonlyMap<string, BuiltInTool>;
 }
 
 /** Applies a batch and tells local waiters about the events it appended. */

@@ -12,6 +12,7 @@ import type {
   TurnRecord,
 } from "../store/records.ts";
 import { ConflictError, NotFoundError } from "./api-errors.ts";
+import type { BuiltInTool } from "./built-in-tool.ts";
 import { endSession, interruptTurns } from "./cancellation.ts";
 import { type EngineContext, type Logger, write } from "./context.ts";
 import { validateInput, validateMode } from "./input.ts";
@@ -36,6 +37,8 @@ export interface RuntimeOptions {
   /** How often to look for sessions whose runtime died (default leaseMs / 2). */
   recoveryIntervalMs?: number;
   log?: Logger;
+  /** Runtime-provided tools agents may select by id, e.g. the computers' `shell`. */
+  builtInTools?: BuiltInTool[];
 }
 
 export interface SendTurnOptions {
@@ -69,7 +72,8 @@ export function createRuntime(options: RuntimeOptions) {
     leaseMs,
     maxSteps: options.maxSteps ?? 50,
     cancelGraceMs: options.cancelGraceMs ?? 2000,
-    builtInToolIds: [],
+    builtInToolIds: (options.builtInTools ?? []).map((t) => t.id),
+    builtInTools: new Map((options.builtInTools ?? []).map((t) => [t.id, t])),
   };
   const { store } = ctx;
   const workers = new Map<string, SessionWorker>();

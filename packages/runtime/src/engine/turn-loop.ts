@@ -5,6 +5,8 @@ import { newId } from "../ids.ts";
 import { ModelError, toModelError } from "../models/model-error.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
 import type { MessageRecord, ToolCallRecord, TurnError } from "../store/records.ts";
+import { executeBuiltInCall } from "./built-in-call.ts";
+import type { BuiltInTool } from "./built-in-tool.ts";
 import { write } from "./context.ts";
 import { type StepOutput, streamStep } from "./model-stream.ts";
 import { isFenceRefusal } from "./refusal.ts";
@@ -86,7 +88,10 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
       model,
       {
         prompt: scope.conversation.toPrompt(render.instructions),
-        tools: render.tools.map(toModelTool),
+        tools: [
+          ...render.tools.map(toModelTool),
+          ...[...selectedBuiltIns(scope, render).values()].map(builtInModelTool),
+        ],
         abortSignal: scope.signal,
       },
       async (kind, text) => {
@@ -233,9 +238,14 @@ async function resumePendingCalls(scope: TurnScope, agent: LoadedAgent) {
 /** Runs a step's calls concurrently; stops waiting (not the tools) when the turn is aborted. */
 async function runCalls(scope: TurnScope, calls: ToolCallRecord[], render: RenderResult) {
   const byName = new Map<string, Tool>(render.tools.map((t) => [t.name, t]));
-  const available = [...byName.keys()];
+  const builtIns = selectedBuiltIns(scope, render);
+  const available = [...byName.keys(), ...builtIns.keys()];
   const all = Promise.allSettled(
-    calls.map((call) => executeCall(scope, call, byName.get(call.tool), available)),
+    calls.map((call) => {
+      const builtIn = builtIns.get(call.tool);
+      if (builtIn) return executeBuiltInCall(scope, call, builtIn);
+      return executeCall(scope, call, byName.get(call.tool), available);
+    }),
   );
   scope.inflight.add(all);
   all.finally(() => scope.inflight.delete(all));
@@ -277,6 +287,25 @@ async function fail(scope: TurnScope, error: TurnError, events: NewEvent[] = [])
     { status: "failed", error },
     { fence: scope.fence, events },
   );
+}
+
+/** The runtime-provided tools this render selected. */
+function selectedBuiltIns(scope: TurnScope, render: RenderResult): Map<string, BuiltInTool> {
+  const selected = new Map<string, BuiltInTool>();
+  for (const id of render.builtInTools) {
+    const tool = scope.ctx.builtInTools.get(id);
+    if (tool) selected.set(id, tool);
+  }
+  return selected;
+}
+
+function builtInModelTool(tool: BuiltInTool): LanguageModelV3FunctionTool {
+  return {
+    type: "function",
+    name: tool.id,
+    description: tool.description,
+    inputSchema: tool.input as LanguageModelV3FunctionTool["inputSchema"],
+  };
 }
 
 function toModelTool(tool: Tool): LanguageModelV3FunctionTool {
