@@ -2,6 +2,7 @@ import { StoreError } from "../store/errors.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
 import type { TurnRecord } from "../store/records.ts";
 import { type EngineContext, write } from "./context.ts";
+import { closeQuestion } from "./question-input.ts";
 import type { SessionWorker } from "./session-worker.ts";
 import { settleTurn } from "./settle.ts";
 
@@ -53,6 +54,9 @@ export async function endSession(
     const session = await ctx.store.getSession(sessionId);
     if (!session || session.status === "ended") return;
     const { ops, events } = cancelQueued(await ctx.store.listTurns(sessionId));
+    const close = closeQuestion(session, "session_ended");
+    ops.push(...close.ops);
+    events.push(...close.events);
     ops.push({ type: "session.update", patch: { status: "ended" } });
     events.push(
       { type: "session.status_changed", data: { from: session.status, to: "ended" } },
@@ -73,15 +77,13 @@ export async function endSession(
   if (stragglers.ops.length > 0) await write(ctx, sessionId, stragglers);
   await workers.get(sessionId)?.release();
   for (const tool of ctx.builtInTools.values()) {
-    await tool
-      .onSessionEnd?.(sessionId)
-      .catch((error: unknown) =>
-        ctx.log.error("built-in tool cleanup failed", {
-          tool: tool.id,
-          sessionId,
-          error: String(error),
-        }),
-      );
+    await tool.onSessionEnd?.(sessionId).catch((error: unknown) =>
+      ctx.log.error("built-in tool cleanup failed", {
+        tool: tool.id,
+        sessionId,
+        error: String(error),
+      }),
+    );
   }
 }
 

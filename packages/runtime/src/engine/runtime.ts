@@ -12,11 +12,13 @@ import type {
   TurnRecord,
 } from "../store/records.ts";
 import { ConflictError, NotFoundError } from "./api-errors.ts";
+import { ASK_ID } from "./ask.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";
 import { endSession, interruptTurns } from "./cancellation.ts";
 import { type EngineContext, type Logger, write } from "./context.ts";
 import { validateInput, validateMode } from "./input.ts";
 import { Notifier } from "./notifier.ts";
+import { answerKey, closeQuestion, planQuestionInput } from "./question-input.ts";
 import { type ListSessionsOptions, listSessions } from "./session-list.ts";
 import { type CreateSessionOptions, validateCreateOptions } from "./session-options.ts";
 import { SessionWorker } from "./session-worker.ts";
@@ -47,8 +49,10 @@ export interface SendTurnOptions {
 }
 
 export interface SendTurnResult {
+  /** The turn; for an input held while a question is open, the id of the held input. */
   turnId: string;
-  status: "queued" | "running";
+  /** `held`: a question is open; the input arrives with the answer as `steering`. */
+  status: "queued" | "running" | "held";
   duplicate: boolean;
 }
 
@@ -72,7 +76,7 @@ export function createRuntime(options: RuntimeOptions) {
     leaseMs,
     maxSteps: options.maxSteps ?? 50,
     cancelGraceMs: options.cancelGraceMs ?? 2000,
-    builtInToolIds: (options.builtInTools ?? []).map((t) => t.id),
+    builtInToolIds: [ASK_ID, ...(options.builtInTools ?? []).map((t) => t.id)],
     builtInTools: new Map((options.builtInTools ?? []).map((t) => [t.id, t])),
   };
   const { store } = ctx;
@@ -107,6 +111,138 @@ export function createRuntime(options: RuntimeOptions) {
     for (const [sessionId, w] of workers)
       if (w.idle && !w.holdsLease(now)) workers.delete(sessionId);
     for (const sessionId of await store.listRecoverableSessions()) kick(sessionId);
+  }
+
+  // Inputs of one session are taken one at a time: what a new input means (queued, held for an
+  // open question, an answer) depends on what the previous one wrote.
+  const sendQueues = new Map<string, Promise<unknown>>();
+  function serial<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = sendQueues.get(sessionId) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const settled = next.catch(() => {});
+    sendQueues.set(sessionId, settled);
+    void settled.then(() => {
+      if (sendQueues.get(sessionId) === settled) sendQueues.delete(sessionId);
+    });
+    return next;
+  }
+
+  async function sendTurnNow(
+    sessionId: string,
+    rawInput: unknown,
+    opts: SendTurnOptions,
+  ): Promise<SendTurnResult> {
+    const input: AgentInput = validateInput(rawInput);
+    const mode = validateMode(opts.mode);
+    const key = opts.idempotencyKey;
+    if (key !== undefined && (typeof key !== "string" || key.length === 0 || key.length > 256)) {
+      throw new ConflictError("invalid_input", "idempotencyKey must be 1 to 256 characters", {
+        path: "idempotencyKey",
+      });
+    }
+    const session = await mustGetSession(sessionId);
+    if (key) {
+      const existing = await store.findTurnByIdempotencyKey(sessionId, key);
+      if (existing) return duplicateOf(existing);
+    }
+    if (session.status === "ended") {
+      throw new ConflictError(
+        "session_ended",
+        `Session ${sessionId} has ended; start a new session`,
+        { path: "sessionId" },
+      );
+    }
+    if (input.answer) {
+      // An answer already taken (a double click, a retry) returns the turn it made.
+      const taken = await store.findTurnByIdempotencyKey(
+        sessionId,
+        answerKey(input.answer.questionId),
+      );
+      if (taken) return duplicateOf(taken);
+    }
+    const plan = planQuestionInput(session, input);
+    if (plan.kind === "held") {
+      await write(ctx, sessionId, {
+        expectSession: { status: [session.status] },
+        ops: plan.ops,
+        events: plan.events,
+      });
+      return { turnId: plan.heldId, status: "held", duplicate: false };
+    }
+    // Only steer and interrupt depend on what is running; a plain queue needs no read.
+    const running =
+      mode === "queue"
+        ? []
+        : (await store.listTurns(sessionId)).filter((t) => t.status === "running");
+    const now = new Date().toISOString();
+    const turn: TurnRecord = {
+      id: newId("turn"),
+      sessionId,
+      input: plan.kind === "answer" ? plan.input : input,
+      mode,
+      status: "queued",
+      outcome: null,
+      error: null,
+      idempotencyKey: key ?? (plan.kind === "answer" ? plan.idempotencyKey : null),
+      steps: 0,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: null,
+      settledAt: null,
+    };
+    const events: NewEvent[] = [
+      {
+        type: "message.received",
+        turnId: turn.id,
+        data: { input: input as unknown as JsonValue, mode },
+      },
+      { type: "turn.queued", turnId: turn.id, data: { mode } },
+    ];
+    if (mode === "steer" && running[0]) {
+      events.push({
+        type: "turn.steered",
+        turnId: turn.id,
+        data: { activeTurnId: running[0].id },
+      });
+    }
+    if (mode === "interrupt" && running.length > 0) {
+      events.push({
+        type: "turn.interrupted",
+        turnId: turn.id,
+        data: { interruptedTurnIds: running.map((t) => t.id) },
+      });
+    }
+    try {
+      await write(ctx, sessionId, {
+        expectSession: { status: ["new", "idle", "running", "waiting_runtime", "failed"] },
+        ops: [{ type: "turn.insert", turn }, ...(plan.kind === "answer" ? plan.ops : [])],
+        events: plan.kind === "answer" ? [...plan.events, ...events] : events,
+      });
+    } catch (error) {
+      const usedKey = turn.idempotencyKey;
+      if (error instanceof StoreError && error.code === "duplicate" && usedKey) {
+        const existing = await store.findTurnByIdempotencyKey(sessionId, usedKey);
+        if (existing) return duplicateOf(existing);
+      }
+      if (error instanceof StoreError && error.code === "session_state") {
+        throw new ConflictError(
+          "session_ended",
+          `Session ${sessionId} has ended; start a new session`,
+          { path: "sessionId" },
+        );
+      }
+      throw error;
+    }
+    if (mode === "steer" && running[0]) {
+      workers.get(sessionId)?.noteSteering();
+      kick(sessionId);
+      return { turnId: turn.id, status: "running", duplicate: false };
+    }
+    if (mode === "interrupt" && running.length > 0) {
+      await interruptTurns(ctx, workers, sessionId, running, turn.id);
+    }
+    kick(sessionId);
+    return { turnId: turn.id, status: "queued", duplicate: false };
   }
 
   const sessions = {
@@ -154,104 +290,12 @@ export function createRuntime(options: RuntimeOptions) {
       return toSessionView(session, turns);
     },
 
-    async sendTurn(
+    sendTurn(
       sessionId: string,
       rawInput: unknown,
       opts: SendTurnOptions = {},
     ): Promise<SendTurnResult> {
-      const input: AgentInput = validateInput(rawInput);
-      const mode = validateMode(opts.mode);
-      const key = opts.idempotencyKey;
-      if (key !== undefined && (typeof key !== "string" || key.length === 0 || key.length > 256)) {
-        throw new ConflictError("invalid_input", "idempotencyKey must be 1 to 256 characters", {
-          path: "idempotencyKey",
-        });
-      }
-      const session = await mustGetSession(sessionId);
-      if (key) {
-        const existing = await store.findTurnByIdempotencyKey(sessionId, key);
-        if (existing) return duplicateOf(existing);
-      }
-      if (session.status === "ended") {
-        throw new ConflictError(
-          "session_ended",
-          `Session ${sessionId} has ended; start a new session`,
-          { path: "sessionId" },
-        );
-      }
-      // Only steer and interrupt depend on what is running; a plain queue needs no read.
-      const running =
-        mode === "queue"
-          ? []
-          : (await store.listTurns(sessionId)).filter((t) => t.status === "running");
-      const now = new Date().toISOString();
-      const turn: TurnRecord = {
-        id: newId("turn"),
-        sessionId,
-        input,
-        mode,
-        status: "queued",
-        outcome: null,
-        error: null,
-        idempotencyKey: key ?? null,
-        steps: 0,
-        createdAt: now,
-        updatedAt: now,
-        startedAt: null,
-        settledAt: null,
-      };
-      const events: NewEvent[] = [
-        {
-          type: "message.received",
-          turnId: turn.id,
-          data: { input: input as unknown as JsonValue, mode },
-        },
-        { type: "turn.queued", turnId: turn.id, data: { mode } },
-      ];
-      if (mode === "steer" && running[0]) {
-        events.push({
-          type: "turn.steered",
-          turnId: turn.id,
-          data: { activeTurnId: running[0].id },
-        });
-      }
-      if (mode === "interrupt" && running.length > 0) {
-        events.push({
-          type: "turn.interrupted",
-          turnId: turn.id,
-          data: { interruptedTurnIds: running.map((t) => t.id) },
-        });
-      }
-      try {
-        await write(ctx, sessionId, {
-          expectSession: { status: ["new", "idle", "running", "waiting_runtime", "failed"] },
-          ops: [{ type: "turn.insert", turn }],
-          events,
-        });
-      } catch (error) {
-        if (error instanceof StoreError && error.code === "duplicate" && key) {
-          const existing = await store.findTurnByIdempotencyKey(sessionId, key);
-          if (existing) return duplicateOf(existing);
-        }
-        if (error instanceof StoreError && error.code === "session_state") {
-          throw new ConflictError(
-            "session_ended",
-            `Session ${sessionId} has ended; start a new session`,
-            { path: "sessionId" },
-          );
-        }
-        throw error;
-      }
-      if (mode === "steer" && running[0]) {
-        workers.get(sessionId)?.noteSteering();
-        kick(sessionId);
-        return { turnId: turn.id, status: "running", duplicate: false };
-      }
-      if (mode === "interrupt" && running.length > 0) {
-        await interruptTurns(ctx, workers, sessionId, running, turn.id);
-      }
-      kick(sessionId);
-      return { turnId: turn.id, status: "queued", duplicate: false };
+      return serial(sessionId, () => sendTurnNow(sessionId, rawInput, opts));
     },
 
     /** Cancels the running turn (`interrupted`); the next queued turn starts. No-op when idle. */
@@ -259,6 +303,17 @@ export function createRuntime(options: RuntimeOptions) {
       await mustGetSession(sessionId);
       const running = (await store.listTurns(sessionId)).filter((t) => t.status === "running");
       const interrupted = await interruptTurns(ctx, workers, sessionId, running);
+      // An open question is closed too: the person no longer owes the agent an answer.
+      const session = await mustGetSession(sessionId);
+      const close = closeQuestion(session, "interrupted");
+      if (close.ops.length > 0) {
+        await write(ctx, sessionId, {
+          expectSession: { status: [session.status] },
+          ...close,
+        }).catch((error) => {
+          if (!(error instanceof StoreError)) throw error;
+        });
+      }
       kick(sessionId);
       return { interruptedTurnIds: interrupted };
     },

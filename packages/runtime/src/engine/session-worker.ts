@@ -4,6 +4,7 @@ import { type Deferred, deferred } from "../deferred.ts";
 import { newId } from "../ids.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
 import type { Lease, SessionRecord, TurnRecord } from "../store/records.ts";
+import { ASK_ID } from "./ask.ts";
 import type { EngineContext } from "./context.ts";
 import { Conversation, inputToContent } from "./conversation.ts";
 import { isFenceRefusal } from "./refusal.ts";
@@ -254,6 +255,10 @@ export class SessionWorker {
       fence,
       signal: controller.signal,
       conversation: this.conversation!,
+      builtInToolIds:
+        session.executionMode === "microvm"
+          ? this.ctx.builtInToolIds.filter((id) => id !== ASK_ID)
+          : this.ctx.builtInToolIds,
       inflight: new Set(),
       steering: this.steering,
     };

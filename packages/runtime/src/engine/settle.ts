@@ -27,6 +27,8 @@ export interface SettleOptions {
   events?: NewEvent[];
   /** The session status afterwards; `idle` unless the session is ending. */
   sessionStatus?: SessionStatus;
+  /** Calls this settlement completes itself (e.g. `ask`): not reported as failed. */
+  completes?: ReadonlySet<string>;
   /** Extra ops and events after the turn's own (e.g. `session.ended`). */
   after?: { ops: WriteOp[]; events: NewEvent[] };
 }
@@ -58,6 +60,7 @@ export async function settleTurn(
     const events: NewEvent[] = [...(options.events ?? [])];
     const settledBy = settlement.status === "cancelled" ? settlement.reason : "turn_failed";
     for (const call of open) {
+      if (options.completes?.has(call.callId)) continue;
       const message =
         settlement.status === "cancelled"
           ? `The turn was ${settlement.reason === "interrupted" ? "interrupted" : "ended"} before ${call.tool} finished`

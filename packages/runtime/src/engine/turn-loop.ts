@@ -1,10 +1,17 @@
 import type { LanguageModelV3, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
-import { type JsonValue, type RenderResult, renderAgent, type Tool } from "@opencomputer/agent";
+import {
+  type JsonValue,
+  RenderError,
+  type RenderResult,
+  renderAgent,
+  type Tool,
+} from "@opencomputer/agent";
 import type { LoadedAgent } from "../agents/resolver.ts";
 import { newId } from "../ids.ts";
 import { ModelError, toModelError } from "../models/model-error.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
 import type { MessageRecord, ToolCallRecord, TurnError } from "../store/records.ts";
+import { ASK_ID, ASK_MODEL_TOOL, endWithQuestion, takeAsk } from "./ask.ts";
 import { executeBuiltInCall } from "./built-in-call.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";
 import { write } from "./context.ts";
@@ -54,8 +61,8 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
   }
   if (scope.steering.pending) await absorbSteering(scope);
   const render = renderOrFail(scope, agent);
-  if (!render) {
-    await fail(scope, { code: "agent_failed", message: `Agent ${scope.agentId} failed to render` });
+  if (typeof render === "string") {
+    await fail(scope, { code: "agent_failed", message: render });
     return false;
   }
   const renderedEvent: NewEvent = {
@@ -91,6 +98,7 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
         tools: [
           ...render.tools.map(toModelTool),
           ...[...selectedBuiltIns(scope, render).values()].map(builtInModelTool),
+          ...(render.builtInTools.includes(ASK_ID) ? [ASK_MODEL_TOOL] : []),
         ],
         abortSignal: scope.signal,
       },
@@ -203,6 +211,10 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
   scope.conversation.addMessage(message);
   for (const call of calls) scope.conversation.setCall(call);
   await runCalls(scope, calls, render);
+  if (scope.question && !scope.signal.aborted) {
+    await endWithQuestion(scope);
+    return false;
+  }
   return true;
 }
 
@@ -211,8 +223,8 @@ async function resumePendingCalls(scope: TurnScope, agent: LoadedAgent) {
   const pending = scope.conversation.pendingCalls();
   if (pending.length === 0) return;
   const render = renderOrFail(scope, agent);
-  if (!render) {
-    await fail(scope, { code: "agent_failed", message: `Agent ${scope.agentId} failed to render` });
+  if (typeof render === "string") {
+    await fail(scope, { code: "agent_failed", message: render });
     return;
   }
   const again = pending.map((call) => ({ ...call, attempts: call.attempts + 1 }));
@@ -240,8 +252,10 @@ async function runCalls(scope: TurnScope, calls: ToolCallRecord[], render: Rende
   const byName = new Map<string, Tool>(render.tools.map((t) => [t.name, t]));
   const builtIns = selectedBuiltIns(scope, render);
   const available = [...byName.keys(), ...builtIns.keys()];
+  if (render.builtInTools.includes(ASK_ID)) available.push(ASK_ID);
   const all = Promise.allSettled(
     calls.map((call) => {
+      if (call.tool === ASK_ID && render.builtInTools.includes(ASK_ID)) return takeAsk(scope, call);
       const builtIn = builtIns.get(call.tool);
       if (builtIn) return executeBuiltInCall(scope, call, builtIn);
       return executeCall(scope, call, byName.get(call.tool), available);
@@ -262,11 +276,11 @@ async function runCalls(scope: TurnScope, calls: ToolCallRecord[], render: Rende
   }
 }
 
-function renderOrFail(scope: TurnScope, agent: LoadedAgent): RenderResult | null {
+function renderOrFail(scope: TurnScope, agent: LoadedAgent): RenderResult | string {
   try {
     return renderAgent(agent.render, {
       input: scope.turn.input,
-      builtInToolIds: scope.ctx.builtInToolIds,
+      builtInToolIds: scope.builtInToolIds,
     });
   } catch (error) {
     // The author's error may hold anything; it goes to the runtime's log, not to clients.
@@ -276,7 +290,18 @@ function renderOrFail(scope: TurnScope, agent: LoadedAgent): RenderResult | null
       agentId: scope.agentId,
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
-    return null;
+    if (error instanceof RenderError) {
+      // A platform rule the agent broke: its message is ours, and it tells the author what to fix.
+      if (
+        error.code === "tool_unknown_builtin" &&
+        !scope.builtInToolIds.includes(ASK_ID) &&
+        /"ask"/.test(error.message)
+      ) {
+        return `Agent ${scope.agentId}: sessions with executionMode "microvm" cannot select ask`;
+      }
+      return `Agent ${scope.agentId} failed to render: ${error.message}`;
+    }
+    return `Agent ${scope.agentId} failed to render`;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Fence } from "../store/port.ts";
-import type { TurnRecord } from "../store/records.ts";
+import type { ToolCallRecord, TurnRecord } from "../store/records.ts";
+import type { OpenQuestion } from "./ask.ts";
 import type { EngineContext } from "./context.ts";
 import type { Conversation } from "./conversation.ts";
 
@@ -13,10 +14,14 @@ export interface TurnScope {
   fence: Fence;
   signal: AbortSignal;
   conversation: Conversation;
+  /** Built-in tool ids this session may select (`ask` is not offered to microvm sessions). */
+  builtInToolIds: readonly string[];
   /** Tool executions still running: an interrupt gives them a grace period to honour `signal`. */
   inflight: Set<Promise<unknown>>;
   /** Set when a steering input waits to be folded into this turn before the next model step. */
   steering: { pending: boolean };
+  /** The question an `ask` call of this step will end the turn with. */
+  question?: { call: ToolCallRecord; question: OpenQuestion };
 }
 
 /** The batch guard every write of a running turn carries (invariant 2). */
