@@ -20,7 +20,11 @@ import { validateInput, validateMode } from "./input.ts";
 import { Notifier } from "./notifier.ts";
 import { answerKey, closeQuestion, planQuestionInput } from "./question-input.ts";
 import { type ListSessionsOptions, listSessions } from "./session-list.ts";
-import { type CreateSessionOptions, validateCreateOptions } from "./session-options.ts";
+import {
+  applyLabelChange,
+  type CreateSessionOptions,
+  validateCreateOptions,
+} from "./session-options.ts";
 import { SessionWorker } from "./session-worker.ts";
 import { type SessionView, toSessionView } from "./view.ts";
 import { waitForTurn } from "./wait.ts";
@@ -316,6 +320,22 @@ export function createRuntime(options: RuntimeOptions) {
       }
       kick(sessionId);
       return { interruptedTurnIds: interrupted };
+    },
+
+    /**
+     * `PATCH /sessions/<id>/labels`: sets and removes labels in one write (revision grows).
+     * The result must keep the label limits; labels are never shown to the agent.
+     */
+    updateLabels(sessionId: string, change: { set?: Record<string, string>; unset?: string[] }) {
+      return serial(sessionId, async () => {
+        const session = await mustGetSession(sessionId);
+        const labels = applyLabelChange(session.labels, change);
+        await write(ctx, sessionId, {
+          ops: [{ type: "session.update", patch: { labels } }],
+          events: [{ type: "session.labels_changed", data: { labels } }],
+        });
+        return sessions.get(sessionId);
+      });
     },
 
     /** Cancels queued and running turns and ends the session; ending twice is a no-op. */

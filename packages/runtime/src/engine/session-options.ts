@@ -70,3 +70,24 @@ export function validateCreateOptions(raw: CreateSessionOptions): Required<
     ...(raw.idempotencyKey ? { idempotencyKey: raw.idempotencyKey } : {}),
   };
 }
+
+/** The labels after `{set, unset}`: unknown fields, a key both set and unset, or a result over the limits are refused. */
+export function applyLabelChange(
+  current: Record<string, string>,
+  change: { set?: Record<string, string>; unset?: string[] },
+): Record<string, string> {
+  if (typeof change !== "object" || change === null)
+    return fail("labels", "must be {set?, unset?}");
+  for (const key of Object.keys(change)) {
+    if (key !== "set" && key !== "unset")
+      fail(key, "is not a field of a label change (set, unset)");
+  }
+  const set = validateLabels(change.set ?? {}, "set");
+  const unset = change.unset ?? [];
+  if (!Array.isArray(unset) || unset.some((k) => typeof k !== "string"))
+    fail("unset", "must be an array of keys");
+  for (const key of unset) if (key in set) fail(`unset`, `${key} is both set and unset`);
+  const next: Record<string, string> = { ...current, ...set };
+  for (const key of unset) delete next[key];
+  return validateLabels(next, "labels");
+}

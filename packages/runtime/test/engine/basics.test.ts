@@ -273,3 +273,41 @@ describe("listing sessions", () => {
     });
   });
 });
+
+describe("labels", () => {
+  it("sets and unsets in one write, bumping the revision, within the limits", async () => {
+    h = await harness({ agents: { support }, steps: [] });
+    const { session } = await h.runtime.sessions.create({
+      agentId: "support",
+      labels: { team: "red", tier: "1" },
+    });
+    const updated = await h.runtime.sessions.updateLabels(session.id, {
+      set: { team: "blue", env: "prod" },
+      unset: ["tier"],
+    });
+    expect(updated.labels).toEqual({ team: "blue", env: "prod" });
+    expect(updated.revision).toBeGreaterThan(session.revision);
+    expect(
+      (await h.runtime.sessions.list({ labels: { env: "prod" } })).sessions.map((s) => s.id),
+    ).toEqual([session.id]);
+    await expect(
+      h.runtime.sessions.updateLabels(session.id, { set: { Bad: "x" } }),
+    ).rejects.toMatchObject({
+      code: "invalid_input",
+      details: { path: "set.Bad" },
+    });
+    const many = Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`k${i}`, "v"]));
+    await expect(h.runtime.sessions.updateLabels(session.id, { set: many })).rejects.toMatchObject({
+      details: { path: "labels" },
+    });
+    await expect(
+      h.runtime.sessions.updateLabels(session.id, { set: { a: "x" }, unset: ["a"] }),
+    ).rejects.toMatchObject({
+      details: { path: "unset" },
+    });
+    expect((await h.runtime.sessions.get(session.id)).labels).toEqual({
+      team: "blue",
+      env: "prod",
+    });
+  });
+});
