@@ -2,7 +2,10 @@
 // that starts by locking the session row (SELECT ... FOR UPDATE): that serialises the writers
 // of one session across connections and processes, while different sessions proceed in
 // parallel. Reads are single statements on any pooled connection.
+
 import type {
+  ApprovalRecord,
+  ApprovalStatus,
   EventRecord,
   Lease,
   MessageRecord,
@@ -17,6 +20,7 @@ import type {
   WriteBatch,
 } from "@opencomputer/runtime";
 import pg from "pg";
+import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
 import { nextLease, RELEASE_LEASE, RENEW_LEASE, WRITE_LEASE } from "./lease.ts";
 import { toStoreError } from "./pg-errors.ts";
@@ -284,6 +288,33 @@ export class PostgresStore implements Store {
       [sessionId, toolCallId],
       resultFromRow,
     );
+  }
+
+  async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
+    return this.one<ApprovalRow, ApprovalRecord>(
+      `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1`,
+      [approvalId],
+      approvalFromRow,
+    );
+  }
+
+  async listApprovals(sessionId: string): Promise<ApprovalRecord[]> {
+    const { rows } = await this.pool.query<ApprovalRow>(
+      `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE session_id = $1 ORDER BY rid`,
+      [sessionId],
+    );
+    return rows.map(approvalFromRow);
+  }
+
+  async listApprovalsByStatus(
+    statuses: readonly ApprovalStatus[],
+    limit: number,
+  ): Promise<ApprovalRecord[]> {
+    const { rows } = await this.pool.query<ApprovalRow>(
+      `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = ANY($1::text[]) ORDER BY rid LIMIT $2`,
+      [[...statuses], Math.max(0, limit)],
+    );
+    return rows.map(approvalFromRow);
   }
 
   async readEvents(sessionId: string, after: number, limit: number): Promise<EventRecord[]> {

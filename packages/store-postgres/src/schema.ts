@@ -10,6 +10,8 @@ import type pg from "pg";
 // never SQL NULL. Labels get a second, `jsonb` copy (see label-index.ts) for containment
 // filters. Ids and ISO timestamps are `COLLATE "C"`: byte order, as the engine compares them,
 // whatever the database's locale. `rid` is the insertion order.
+import { APPROVALS_V2 } from "./approvals.ts";
+
 const V1 = `
 CREATE TABLE sessions (
   id text COLLATE "C" PRIMARY KEY,
@@ -119,7 +121,7 @@ CREATE TABLE events (
 `;
 
 /** Migration n (1-based) brings the schema from version n-1 to n. Append only. */
-export const MIGRATIONS: readonly string[] = [V1];
+export const MIGRATIONS: readonly string[] = [V1, APPROVALS_V2];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -14,6 +14,7 @@ import {
   type WriteBatch,
 } from "@opencomputer/runtime";
 import type pg from "pg";
+import { insertApproval, updateApproval } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
 import type { LeaseState } from "./lease.ts";
 import { toJson } from "./rows.ts";
@@ -182,6 +183,13 @@ export async function writeBatch(
         );
         break;
       }
+      case "approval.insert":
+        ownedBy(op.approval.sessionId, sessionId, "approval", op.approval.id);
+        await insertApproval(client, op.approval);
+        break;
+      case "approval.update":
+        await updateApproval(client, sessionId, op.id, op.expect, op.patch, timestamp);
+        break;
       default:
         throw new StoreError(
           "invalid_batch",

@@ -14,7 +14,7 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-function fromJson<T>(text: string): T {
+export function fromJson<T>(text: string): T {
   return JSON.parse(text) as T;
 }
 

@@ -5,6 +5,7 @@
 
 import { StoreError } from "@opencomputer/runtime";
 import type Database from "better-sqlite3";
+import { APPROVALS_V2 } from "./approval-rows.ts";
 
 // JSON-valued columns hold JSON text (never SQL NULL: a JSON null is the text `null`), so a
 // value comes back exactly as it went in. Ids are unique within their session.
@@ -117,7 +118,7 @@ CREATE TABLE events (
 `;
 
 /** Migration n (1-based) brings a database from user_version n-1 to n. Append only. */
-export const MIGRATIONS: readonly string[] = [V1];
+export const MIGRATIONS: readonly string[] = [V1, APPROVALS_V2];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

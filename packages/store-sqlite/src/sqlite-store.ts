@@ -4,6 +4,8 @@
 // busy_timeout).
 
 import {
+  type ApprovalRecord,
+  type ApprovalStatus,
   type EventRecord,
   type Lease,
   type MessageRecord,
@@ -19,6 +21,7 @@ import {
   type WriteBatch,
 } from "@opencomputer/runtime";
 import Database from "better-sqlite3";
+import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approval-rows.ts";
 import {
   type LeaseRow,
   nextLease,
@@ -291,6 +294,34 @@ export class SqliteStore implements Store {
       .get(`SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = ? AND tool_call_id = ?`)
       .get(sessionId, toolCallId) as ResultRow | undefined;
     return row === undefined ? undefined : resultFromRow(row);
+  }
+
+  async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
+    const row = this.statements
+      .get(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`)
+      .get(approvalId) as ApprovalRow | undefined;
+    return row === undefined ? undefined : approvalFromRow(row);
+  }
+
+  async listApprovals(sessionId: string): Promise<ApprovalRecord[]> {
+    const rows = this.statements
+      .get(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE session_id = ? ORDER BY rid`)
+      .all(sessionId) as ApprovalRow[];
+    return rows.map(approvalFromRow);
+  }
+
+  async listApprovalsByStatus(
+    statuses: readonly ApprovalStatus[],
+    limit: number,
+  ): Promise<ApprovalRecord[]> {
+    if (statuses.length === 0) return [];
+    const marks = statuses.map(() => "?").join(", ");
+    const rows = this.statements
+      .get(
+        `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status IN (${marks}) ORDER BY rid LIMIT ?`,
+      )
+      .all(...statuses, Math.max(0, limit)) as ApprovalRow[];
+    return rows.map(approvalFromRow);
   }
 
   async readEvents(sessionId: string, after: number, limit: number): Promise<EventRecord[]> {

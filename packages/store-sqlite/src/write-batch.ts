@@ -4,6 +4,8 @@
 // by a bitmask of the patched fields.
 
 import {
+  type ApprovalPatch,
+  type ApprovalStatus,
   type EventRecord,
   type NewEvent,
   type SessionPatch,
@@ -13,6 +15,7 @@ import {
   type WriteBatch,
 } from "@opencomputer/runtime";
 import type Database from "better-sqlite3";
+import { approvalParams, approvalUpdate, INSERT_APPROVAL } from "./approval-rows.ts";
 import { newEventId } from "./event-id.ts";
 import { toJson } from "./rows.ts";
 import type { StatementCache } from "./statements.ts";
@@ -220,6 +223,15 @@ export class BatchWriter {
           );
           break;
         }
+        case "approval.insert": {
+          const a = op.approval;
+          ownedBy(a.sessionId, sessionId, "approval", a.id);
+          this.statements.get(INSERT_APPROVAL).run(approvalParams(a));
+          break;
+        }
+        case "approval.update":
+          this.updateApproval(sessionId, op.id, op.expect, op.patch, timestamp);
+          break;
         default:
           throw new StoreError(
             "invalid_batch",
@@ -236,6 +248,30 @@ export class BatchWriter {
       this.setLastSeq.run(newLastSeq, sessionId);
     }
     return events;
+  }
+
+  /** Compare-and-set: the approval must be in one of the expected statuses. */
+  private updateApproval(
+    sessionId: string,
+    id: string,
+    expect: readonly ApprovalStatus[],
+    patch: ApprovalPatch,
+    timestamp: string,
+  ) {
+    const status = this.statements
+      .get("SELECT status FROM approvals WHERE id = ? AND session_id = ?")
+      .pluck()
+      .get(id, sessionId) as ApprovalStatus | undefined;
+    if (status === undefined || !expect.includes(status)) {
+      throw new StoreError(
+        "approval_state",
+        status === undefined
+          ? `Session ${sessionId} has no approval ${id}.`
+          : `Approval ${id} is ${status}, expected ${expect.join(" or ")}.`,
+      );
+    }
+    const { sql, params } = approvalUpdate(patch, timestamp);
+    this.statements.get(sql).run([...params, id]);
   }
 
   /** Refuses the batch unless the turn's still-open calls are exactly the expected ones. */

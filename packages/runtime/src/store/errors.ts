@@ -9,6 +9,8 @@ import { OpenComputerError } from "@opencomputer/agent";
  * - `calls_changed`: `expectOpenCalls` failed (a call settled meanwhile; read again and retry).
  * - `duplicate`: a unique key is taken (a turn's idempotency key, a result for the same call,
  *   an id already used).
+ * - `approval_state`: an `approval.update` found the approval in another status (decided twice,
+ *   applied twice) or missing.
  * - `invalid_batch`: a record that belongs to another session, or an unknown op.
  * - `schema_unsupported`: the store's schema is newer than this build knows.
  * Nothing of a refused batch is written.

@@ -3,6 +3,8 @@
 // lease epoch (invariant 2). Every implementation passes test/store-conformance.ts.
 import type { JsonValue } from "@opencomputer/agent";
 import type {
+  ApprovalRecord,
+  ApprovalStatus,
   EventRecord,
   Lease,
   MessageRecord,
@@ -36,7 +38,22 @@ export type WriteOp =
   | { type: "turn.update"; id: string; patch: TurnPatch }
   | { type: "message.insert"; message: MessageRecord }
   | { type: "toolCall.upsert"; call: ToolCallRecord }
-  | { type: "result.insert"; record: ResultRecord };
+  | { type: "result.insert"; record: ResultRecord }
+  | { type: "approval.insert"; approval: ApprovalRecord }
+  /** Refused (`approval_state`) unless the approval's status is one of `expect`. */
+  | {
+      type: "approval.update";
+      id: string;
+      expect: readonly ApprovalStatus[];
+      patch: ApprovalPatch;
+    };
+
+export type ApprovalPatch = Partial<
+  Pick<
+    ApprovalRecord,
+    "status" | "decision" | "outcome" | "error" | "attempts" | "claimedBy" | "claimedAt"
+  >
+>;
 
 export interface Fence {
   runtimeId: string;
@@ -141,6 +158,15 @@ export interface Store {
    * `now`: the work a starting runtime must pick up.
    */
   listRecoverableSessions(now?: number): Promise<string[]>;
+
+  getApproval(approvalId: string): Promise<ApprovalRecord | undefined>;
+  /** A session's approvals, oldest first. */
+  listApprovals(sessionId: string): Promise<ApprovalRecord[]>;
+  /** Approvals in these statuses across sessions, oldest first (for recovery). */
+  listApprovalsByStatus(
+    statuses: readonly ApprovalStatus[],
+    limit: number,
+  ): Promise<ApprovalRecord[]>;
 
   close(): Promise<void>;
 }

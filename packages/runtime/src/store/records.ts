@@ -126,3 +126,45 @@ export interface EventRecord {
   type: string;
   data: JsonValue;
 }
+
+/**
+ * An approval's life: `pending` → `approved` | `denied`; approved → `applying` → `applied` |
+ * `failed` | `unconfirmed` (the apply's outcome never came back); unconfirmed → `applying` again
+ * only when a person retries, or `dismissed`.
+ */
+export type ApprovalStatus =
+  | "pending"
+  | "approved"
+  | "denied"
+  | "applying"
+  | "applied"
+  | "failed"
+  | "unconfirmed"
+  | "dismissed";
+
+/** One proposed write waiting for (or carrying) a person's decision. */
+export interface ApprovalRecord {
+  id: string;
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+  agentId: string;
+  deploymentId: string;
+  tool: string;
+  /** The arguments on the card: exactly what `apply` receives. */
+  input: JsonValue;
+  card: JsonValue;
+  /** `sha256:` over the tool, input and card: what runs is what was shown. */
+  digest: string;
+  status: ApprovalStatus;
+  decision: { id: string; decidedAt: string; decidedBy?: string } | null;
+  outcome: JsonValue | null;
+  error: string | null;
+  /** Times `apply` was started. */
+  attempts: number;
+  /** The runtime applying it, and since when (to tell a live apply from a lost one). */
+  claimedBy: string | null;
+  claimedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
