@@ -251,6 +251,7 @@ export class SessionWorker {
       sessionId: this.sessionId,
       agentId: session.agentId,
       deploymentId: session.deploymentId,
+      source: session.source,
       turn: current,
       fence,
       signal: controller.signal,

@@ -5,6 +5,7 @@ import {
   type Tool,
 } from "@opencomputer/agent";
 import type { ToolCallRecord } from "../store/records.ts";
+import { proposeApproval } from "./approval-propose.ts";
 import { write } from "./context.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { commitResult } from "./result-commit.ts";
@@ -33,8 +34,7 @@ export async function executeCall(
   }
   const invalid = tool.input ? checkSchema(tool.input, call.input, "input") : null;
   if (invalid) return fail(`Invalid input for ${tool.name}: ${invalid}`);
-  if (!tool.run)
-    return fail(`${tool.name} waits for approval, which this runtime does not support yet`);
+  if (tool.kind === "approval") return proposeApproval(scope, call, tool);
 
   let progressError: string | null = null;
   const input = call.input as Record<string, unknown>;

@@ -10,6 +10,8 @@ export interface TurnScope {
   sessionId: string;
   agentId: string;
   deploymentId: string;
+  /** The session's source (`api`, `playground`, `schedule`, `webhook`). */
+  source: string;
   turn: TurnRecord;
   fence: Fence;
   signal: AbortSignal;

@@ -1,0 +1,105 @@
+import type { JsonValue, Tool } from "@opencomputer/agent";
+import { jsonDigest } from "../digest.ts";
+import { newId } from "../ids.ts";
+import type { ApprovalRecord, ToolCallRecord } from "../store/records.ts";
+import { checkCard } from "./approval-card.ts";
+import { write } from "./context.ts";
+import { isFenceRefusal } from "./refusal.ts";
+import { commitFailure } from "./tool-call.ts";
+import { guard, type TurnScope } from "./turn-scope.ts";
+
+/** Sources where nobody is there to approve a write. */
+const NOBODY_TO_ASK = new Set(["playground", "schedule", "webhook"]);
+
+/**
+ * The model called a tool that waits for a person: `preview` runs (it may read, must not write),
+ * and the card with the exact arguments is recorded as a pending approval — in the same write as
+ * the call's completion, whose output tells the model the change awaits a decision.
+ */
+export async function proposeApproval(
+  scope: TurnScope,
+  call: ToolCallRecord,
+  tool: Tool,
+): Promise<void> {
+  if (NOBODY_TO_ASK.has(scope.source)) {
+    return commitFailure(
+      scope,
+      call,
+      `${tool.name} waits for a person's approval, but this session (source "${scope.source}") has nobody to ask`,
+    );
+  }
+  const input = call.input as Record<string, unknown>;
+  let card: unknown;
+  try {
+    card = await tool.preview!({ input, signal: scope.signal });
+  } catch (error) {
+    return commitFailure(
+      scope,
+      call,
+      `${tool.name}'s preview failed: ${(error as Error)?.message ?? String(error)}`,
+    );
+  }
+  const checked = checkCard(card, tool.name);
+  if (typeof checked === "string") return commitFailure(scope, call, checked);
+  const now = new Date().toISOString();
+  const cardJson = checked as unknown as JsonValue;
+  const approval: ApprovalRecord = {
+    id: newId("apr"),
+    sessionId: scope.sessionId,
+    turnId: scope.turn.id,
+    toolCallId: call.callId,
+    agentId: scope.agentId,
+    deploymentId: scope.deploymentId,
+    tool: tool.name,
+    input: call.input,
+    card: cardJson,
+    digest: jsonDigest({ tool: tool.name, input: call.input, card: cardJson }),
+    status: "pending",
+    decision: null,
+    outcome: null,
+    error: null,
+    attempts: 0,
+    claimedBy: null,
+    claimedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const output = {
+    approvalId: approval.id,
+    status: "pending",
+    message:
+      "The change was recorded for approval and has NOT been made. Stop here and tell the person it awaits their decision.",
+  };
+  const done: ToolCallRecord = { ...call, status: "completed", output, settledAt: now };
+  try {
+    await write(scope.ctx, scope.sessionId, {
+      ...guard(scope),
+      ops: [
+        { type: "approval.insert", approval },
+        { type: "toolCall.upsert", call: done },
+      ],
+      events: [
+        {
+          type: "tool.completed",
+          turnId: scope.turn.id,
+          data: { tool: tool.name, callId: call.callId, title: tool.name, output },
+        },
+        {
+          type: "approval.requested",
+          turnId: scope.turn.id,
+          data: {
+            approvalId: approval.id,
+            tool: tool.name,
+            callId: call.callId,
+            input: call.input,
+            card: cardJson,
+            digest: approval.digest,
+          },
+        },
+      ],
+    });
+    scope.conversation.setCall(done);
+  } catch (error) {
+    if (!isFenceRefusal(error)) throw error;
+  }
+}

@@ -1,0 +1,11 @@
+import type { Runtime } from "@opencomputer/runtime";
+
+/** What every route needs: the runtime it wraps and the handler's limits. */
+export interface RouteContext {
+  sessions: Runtime["sessions"];
+  maxBodyBytes: number;
+  /** SSE: how often to re-read the store for events written by other processes. */
+  pollMs: number;
+  /** SSE: how often to send a comment so proxies keep an idle stream open. */
+  heartbeatMs: number;
+}

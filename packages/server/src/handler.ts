@@ -1,0 +1,73 @@
+import type { Runtime } from "@opencomputer/runtime";
+import type { Auth } from "./auth.ts";
+import { checkContentLength, DEFAULT_MAX_BODY_BYTES } from "./body.ts";
+import type { RouteContext } from "./context.ts";
+import { HttpError } from "./errors.ts";
+import { errorResponse } from "./respond.ts";
+import { notFound, Router } from "./router.ts";
+import { eventRoutes } from "./routes/events.ts";
+import { resultRoutes } from "./routes/results.ts";
+import { sessionRoutes } from "./routes/sessions.ts";
+import { turnRoutes } from "./routes/turns.ts";
+
+export interface HandlerOptions {
+  runtime: Pick<Runtime, "sessions">;
+  auth: Auth;
+  /** Largest request body accepted (default 1 MiB); larger ones get 413 `body_too_large`. */
+  maxBodyBytes?: number;
+  /** SSE fallback poll for events written by other processes (default 500 ms). */
+  pollMs?: number;
+  /** SSE heartbeat comment interval (default 15 s). */
+  heartbeatMs?: number;
+  /** Called with every unexpected error (the client only sees a generic 500). */
+  onError?: (error: unknown) => void;
+}
+
+export type Handler = (request: Request) => Promise<Response>;
+
+/** The management API as a web-standard handler, mountable in any host that speaks Request/Response. */
+export function createHandler(options: HandlerOptions): Handler {
+  const ctx: RouteContext = {
+    sessions: options.runtime.sessions,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    pollMs: options.pollMs ?? 500,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+  };
+  const log =
+    options.onError ??
+    ((error: unknown) =>
+      console.error(
+        JSON.stringify({ level: "error", message: "request failed", error: String(error) }),
+      ));
+  const router = new Router();
+  sessionRoutes(router, ctx);
+  turnRoutes(router, ctx);
+  eventRoutes(router, ctx);
+  resultRoutes(router, ctx);
+
+  return async (request) => {
+    try {
+      const key = request.headers.get("x-api-key");
+      const principal = key ? await options.auth.verify(key) : null;
+      if (!principal) throw new HttpError("unauthorized", "Missing or unknown x-api-key");
+      checkContentLength(request, ctx.maxBodyBytes);
+      const url = new URL(request.url);
+      const match = router.match(request.method, url.pathname);
+      if (match.kind === "not_found") throw notFound(url.pathname);
+      if (match.kind === "method_not_allowed") {
+        const response = errorResponse(
+          new HttpError(
+            "method_not_allowed",
+            `${request.method.slice(0, 20)} is not allowed here; use ${match.allow.join(", ")}`,
+          ),
+          log,
+        );
+        response.headers.set("allow", match.allow.join(", "));
+        return response;
+      }
+      return await match.handler(request, match.params, url);
+    } catch (error) {
+      return errorResponse(error, log);
+    }
+  };
+}

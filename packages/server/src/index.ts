@@ -1,0 +1,6 @@
+export { type Auth, createStaticKeyAuth } from "./auth.ts";
+export { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
+export { type ErrorBody, HttpError } from "./errors.ts";
+export { createHandler, type Handler, type HandlerOptions } from "./handler.ts";
+export { type Served, type ServeOptions, serve } from "./serve.ts";
+export { frame as sseFrame } from "./sse.ts";

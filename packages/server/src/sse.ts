@@ -1,0 +1,103 @@
+import type { EventRecord } from "@opencomputer/runtime";
+import type { RouteContext } from "./context.ts";
+
+const encoder = new TextEncoder();
+
+/** One SSE frame. The `id` is the seq, so a reconnect's Last-Event-ID is the exact cursor. */
+export function frame(event: EventRecord): string {
+  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/**
+ * The session's events after `after`, then live ones, as SSE. The store is the only source: the
+ * in-process subscription and a fallback poll (for writes by other processes) only wake the
+ * reader, and the cursor advances by seq, so there is never a gap or a duplicate.
+ * Pull-based, so a slow client holds back reading instead of growing a buffer.
+ */
+export function eventStream(
+  ctx: RouteContext,
+  sessionId: string,
+  after: number,
+  first: EventRecord[],
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
+  let cursor = after;
+  let pending: EventRecord[] | null = first;
+  let dirty = false;
+  let wake: (() => void) | null = null;
+  let lastSent = Date.now();
+  const notify = () => {
+    dirty = true;
+    wake?.();
+  };
+  const unsubscribe = ctx.sessions.subscribe(sessionId, notify);
+  signal.addEventListener("abort", notify, { once: true });
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    });
+
+  let cancelled = false;
+
+  /** The next chunk to send (frames or a heartbeat); `null` once the client has gone. */
+  async function next(): Promise<string | null> {
+    for (;;) {
+      if (signal.aborted || cancelled) return null;
+      dirty = false;
+      const page = pending ?? (await ctx.sessions.events(sessionId, cursor));
+      pending = null;
+      if (page.length) {
+        cursor = page[page.length - 1]!.seq;
+        lastSent = Date.now();
+        return page.map(frame).join("");
+      }
+      const idle = Date.now() - lastSent;
+      if (idle >= ctx.heartbeatMs) {
+        lastSent = Date.now();
+        return ": heartbeat\n\n";
+      }
+      // A notification that arrived during the read means there may be more: read again.
+      if (!dirty) await sleep(Math.min(ctx.pollMs, ctx.heartbeatMs - idle));
+    }
+  }
+
+  const stop = () => {
+    unsubscribe();
+    signal.removeEventListener("abort", notify);
+    wake?.();
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // Tells EventSource how soon to reconnect after a dropped connection.
+        controller.enqueue(encoder.encode("retry: 1000\n\n"));
+      },
+      async pull(controller) {
+        try {
+          const chunk = await next();
+          if (chunk === null) {
+            stop();
+            if (!cancelled) controller.close();
+          } else if (!cancelled) controller.enqueue(encoder.encode(chunk));
+        } catch (error) {
+          // A failed read ends the stream; the client reconnects with Last-Event-ID.
+          stop();
+          throw error;
+        }
+      },
+      cancel() {
+        cancelled = true;
+        stop();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
