@@ -12,6 +12,7 @@ import type {
   TurnRecord,
 } from "../store/records.ts";
 import { ConflictError, NotFoundError } from "./api-errors.ts";
+import { createApprovals } from "./approvals.ts";
 import { ASK_ID } from "./ask.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";
 import { endSession, interruptTurns } from "./cancellation.ts";
@@ -43,6 +44,8 @@ export interface RuntimeOptions {
   /** How often to look for sessions whose runtime died (default leaseMs / 2). */
   recoveryIntervalMs?: number;
   log?: Logger;
+  /** How long an approved `apply` may run before its outcome counts as unknown (default 60 000). */
+  applyTimeoutMs?: number;
   /** Runtime-provided tools agents may select by id, e.g. the computers' `shell`. */
   builtInTools?: BuiltInTool[];
 }
@@ -110,7 +113,10 @@ export function createRuntime(options: RuntimeOptions) {
     return session;
   }
 
+  const approvals = createApprovals(ctx, { applyTimeoutMs: options.applyTimeoutMs ?? 60_000 });
+
   async function recover(): Promise<void> {
+    await approvals.recover();
     const now = Date.now();
     for (const [sessionId, w] of workers)
       if (w.idle && !w.holdsLease(now)) workers.delete(sessionId);
@@ -391,6 +397,8 @@ export function createRuntime(options: RuntimeOptions) {
   return {
     runtimeId: ctx.runtimeId,
     sessions,
+    /** Approvals proposed by tools with `preview`/`apply`: list, decide, retry, dismiss. */
+    approvals,
     /** Picks up sessions left by runtimes that died, now and every `recoveryIntervalMs`. */
     async start(): Promise<void> {
       await recover();

@@ -1,0 +1,194 @@
+import { defineTool, useModel, useTool } from "@opencomputer/agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Harness, harness, ofType, until } from "./harness.ts";
+
+const applied: Array<{ input: unknown; decision: unknown }> = [];
+let previews = 0;
+let mode: "ok" | "throw" | "hang" = "ok";
+let cardFacts = 1;
+
+const attach = defineTool({
+  name: "attach",
+  description: "Move a customer onto a plan",
+  input: {
+    type: "object",
+    required: ["customerId", "planId"],
+    properties: { customerId: { type: "string" }, planId: { type: "string" } },
+  },
+  async preview({ input }) {
+    previews++;
+    return {
+      title: `Move ${String(input.customerId)} to ${String(input.planId)}`,
+      facts: Array.from({ length: cardFacts }, (_, i) => ({ label: `Fact ${i}`, value: "x" })),
+    };
+  },
+  async apply({ input, decision }) {
+    applied.push({ input, decision });
+    if (mode === "throw") throw new Error("billing said no");
+    if (mode === "hang") await new Promise(() => {});
+    return { subscription: `sub_${String(input.customerId)}`, idempotencyKey: decision.id };
+  },
+});
+
+function agent() {
+  useModel("script/test");
+  useTool(attach);
+  return "Move customers between plans when asked.";
+}
+
+const propose = { toolCalls: [{ name: "attach", input: { customerId: "c1", planId: "pro" } }] };
+
+let h: Harness;
+afterEach(async () => {
+  applied.length = 0;
+  previews = 0;
+  mode = "ok";
+  cardFacts = 1;
+  await h?.close();
+});
+
+async function proposed(options: { source?: "api" | "playground"; applyTimeoutMs?: number } = {}) {
+  h = await harness({
+    agents: { agent },
+    steps: [propose, { text: "I recorded the change for your approval." }],
+    ...(options.applyTimeoutMs ? { applyTimeoutMs: options.applyTimeoutMs } : {}),
+  });
+  const { session } = await h.runtime.sessions.create({
+    agentId: "agent",
+    source: options.source ?? "api",
+  });
+  const { turnId } = await h.runtime.sessions.sendTurn(session.id, { text: "Move c1 to pro" });
+  await h.runtime.sessions.waitForTurn(session.id, turnId);
+  const events = await h.events(session.id);
+  const approvals = await h.runtime.approvals.list(session.id);
+  return { sessionId: session.id, events, approval: approvals[0] };
+}
+
+describe("tools that wait for a person", () => {
+  it("turn the model's call into a pending approval with the exact card; nothing is applied", async () => {
+    const { events, approval } = await proposed();
+    expect(previews).toBe(1);
+    expect(applied).toHaveLength(0);
+    expect(approval).toMatchObject({
+      status: "pending",
+      tool: "attach",
+      input: { customerId: "c1", planId: "pro" },
+      card: { title: "Move c1 to pro", facts: [{ label: "Fact 0", value: "x" }] },
+      digest: expect.stringMatching(/^sha256:/),
+    });
+    const completed = ofType(events, "tool.completed")[0]!;
+    expect(completed.data.output).toMatchObject({ approvalId: approval!.id, status: "pending" });
+    expect(String((completed.data.output as { message: string }).message)).toMatch(
+      /recorded for approval/,
+    );
+    expect(ofType(events, "approval.requested")[0]!.data).toMatchObject({
+      approvalId: approval!.id,
+      card: approval!.card,
+    });
+  });
+
+  it("apply runs once, with the card's arguments and the decision, even after the session ended", async () => {
+    const { sessionId, approval } = await proposed();
+    await h.runtime.sessions.end(sessionId);
+    const done = await h.runtime.approvals.decide(approval!.id, {
+      decision: "approve",
+      decidedBy: "ana",
+    });
+    expect(done.status).toBe("applied");
+    expect(applied).toEqual([
+      {
+        input: { customerId: "c1", planId: "pro" },
+        decision: { id: done.decision!.id, decidedAt: expect.any(String), decidedBy: "ana" },
+      },
+    ]);
+    expect(done.outcome).toEqual({ subscription: "sub_c1", idempotencyKey: done.decision!.id });
+    const types = ofType(await h.events(sessionId), "approval.applied");
+    expect(types).toHaveLength(1);
+  });
+
+  it("two approvals racing apply once; a decision on a decided approval is refused", async () => {
+    const { approval } = await proposed();
+    const results = await Promise.allSettled([
+      h.runtime.approvals.decide(approval!.id, { decision: "approve" }),
+      h.runtime.approvals.decide(approval!.id, { decision: "approve" }),
+      h.runtime.approvals.decide(approval!.id, { decision: "deny" }),
+    ]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(
+      results
+        .filter((r) => r.status === "rejected")
+        .map((r) => (r as PromiseRejectedResult).reason.code),
+    ).toEqual(["approval_decided", "approval_decided"]);
+    await until(() => applied.length > 0);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(applied).toHaveLength(1);
+  });
+
+  it("deny applies nothing", async () => {
+    const { approval } = await proposed();
+    const denied = await h.runtime.approvals.decide(approval!.id, { decision: "deny" });
+    expect(denied.status).toBe("denied");
+    expect(applied).toHaveLength(0);
+    await expect(
+      h.runtime.approvals.decide(approval!.id, { decision: "maybe" }),
+    ).rejects.toMatchObject({
+      details: { path: "decision" },
+    });
+  });
+
+  it("an apply that throws is failed with its message", async () => {
+    mode = "throw";
+    const { approval } = await proposed();
+    const failed = await h.runtime.approvals.decide(approval!.id, { decision: "approve" });
+    expect(failed).toMatchObject({ status: "failed", error: "billing said no" });
+  });
+
+  it("an apply that does not settle in time is unconfirmed; a retry passes the same decision.id; or it is dismissed", async () => {
+    mode = "hang";
+    const { approval } = await proposed({ applyTimeoutMs: 50 });
+    const unconfirmed = await h.runtime.approvals.decide(approval!.id, { decision: "approve" });
+    expect(unconfirmed.status).toBe("unconfirmed");
+    mode = "ok";
+    const retried = await h.runtime.approvals.retry(approval!.id);
+    expect(retried.status).toBe("applied");
+    expect(applied).toHaveLength(2);
+    expect((applied[0]!.decision as { id: string }).id).toBe(
+      (applied[1]!.decision as { id: string }).id,
+    );
+    await expect(h.runtime.approvals.dismiss(approval!.id)).rejects.toMatchObject({
+      code: "approval_state",
+    });
+  });
+
+  it("survives a restart while pending, and an apply left running by a dead runtime becomes unconfirmed, never re-run", async () => {
+    const { approval } = await proposed();
+    // A new runtime on the same store sees the pending approval and can approve it.
+    await h.runtime.close();
+    const second = h.newRuntime({ applyTimeoutMs: 30, leaseMs: 30 });
+    await second.start();
+    mode = "hang";
+    void second.approvals.decide(approval!.id, { decision: "approve" }).catch(() => {});
+    await until(() => applied.length === 1);
+    // That runtime dies mid-apply: a third one marks the apply unconfirmed and does not run it.
+    await second.close();
+    const third = h.newRuntime({ applyTimeoutMs: 30, leaseMs: 30 });
+    await new Promise((r) => setTimeout(r, 80));
+    await third.start();
+    await until(async () => (await third.approvals.get(approval!.id)).status === "unconfirmed");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(applied).toHaveLength(1);
+  });
+
+  it("fails the call when nobody is there to ask", async () => {
+    const { events, approval } = await proposed({ source: "playground" });
+    expect(approval).toBeUndefined();
+    expect(ofType(events, "tool.failed")[0]!.data.message).toMatch(/has nobody to ask/);
+  });
+
+  it("refuses a card with more than 20 facts", async () => {
+    cardFacts = 21;
+    const { events, approval } = await proposed();
+    expect(approval).toBeUndefined();
+    expect(ofType(events, "tool.failed")[0]!.data.message).toMatch(/at most 20 facts/);
+  });
+});
