@@ -3,6 +3,7 @@ import type { Runtime } from "@opencomputer/runtime";
 /** What every route needs: the runtime it wraps and the handler's limits. */
 export interface RouteContext {
   sessions: Runtime["sessions"];
+  approvals: Runtime["approvals"];
   maxBodyBytes: number;
   /** SSE: how often to re-read the store for events written by other processes. */
   pollMs: number;

@@ -17,6 +17,11 @@ const STATUS_BY_CODE: Record<string, number> = {
   method_not_allowed: 405,
   session_ended: 409,
   idempotency_conflict: 409,
+  approval_decided: 409,
+  approval_state: 409,
+  no_open_question: 409,
+  question_mismatch: 409,
+  steering_limit: 409,
   body_too_large: 413,
 };
 

@@ -5,13 +5,14 @@ import type { RouteContext } from "./context.ts";
 import { HttpError } from "./errors.ts";
 import { errorResponse } from "./respond.ts";
 import { notFound, Router } from "./router.ts";
+import { approvalRoutes } from "./routes/approvals.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { resultRoutes } from "./routes/results.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { turnRoutes } from "./routes/turns.ts";
 
 export interface HandlerOptions {
-  runtime: Pick<Runtime, "sessions">;
+  runtime: Pick<Runtime, "sessions" | "approvals">;
   auth: Auth;
   /** Largest request body accepted (default 1 MiB); larger ones get 413 `body_too_large`. */
   maxBodyBytes?: number;
@@ -29,6 +30,7 @@ export type Handler = (request: Request) => Promise<Response>;
 export function createHandler(options: HandlerOptions): Handler {
   const ctx: RouteContext = {
     sessions: options.runtime.sessions,
+    approvals: options.runtime.approvals,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     pollMs: options.pollMs ?? 500,
     heartbeatMs: options.heartbeatMs ?? 15_000,
@@ -44,6 +46,7 @@ export function createHandler(options: HandlerOptions): Handler {
   turnRoutes(router, ctx);
   eventRoutes(router, ctx);
   resultRoutes(router, ctx);
+  approvalRoutes(router, ctx);
 
   return async (request) => {
     try {

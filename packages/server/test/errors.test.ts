@@ -112,6 +112,7 @@ describe("routing and bodies", () => {
             throw new Error("SQLITE_CORRUPT at /secret/path");
           },
         },
+        approvals: s.runtime.approvals,
       },
       auth: createStaticKeyAuth([KEY]),
       onError: (e) => errors.push(e),

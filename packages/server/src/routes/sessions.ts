@@ -87,6 +87,18 @@ export function sessionRoutes(router: Router, ctx: RouteContext): void {
     return json(200, await ctx.sessions.get(id!));
   });
 
+  router.add("PATCH", "/sessions/:id/labels", async (request, { id }, url) => {
+    checkQuery(url, []);
+    const body = await readJsonObject(request, ctx.maxBodyBytes);
+    onlyFields(body, ["set", "unset"]);
+    return json(200, {
+      session: await ctx.sessions.updateLabels(
+        id!,
+        body as { set?: Record<string, string>; unset?: string[] },
+      ),
+    });
+  });
+
   router.add("POST", "/sessions/:id/end", async (_request, { id }, url) => {
     checkQuery(url, []);
     await ctx.sessions.end(id!);
