@@ -1,5 +1,6 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import { runBuildCommand } from "@opencomputer/build";
+import { serveCommand } from "./commands/serve.ts";
 import { sessionCommand } from "./commands/session.ts";
 
 const USAGE = `Usage: opencomputer <command> [options]
@@ -13,6 +14,11 @@ Commands:
       Check the agents statically and write their deployments (.opencomputer/deployments).
   doctor [--dir DIR] [--json]
       The same checks, writing nothing.
+  dev [--dir DIR] [--port N]
+      Build, serve the HTTP API (docs/api.md) with the runtime on the embedded store, and
+      rebuild on changes. Prints the URL and an API key (or uses OPENCOMPUTER_API_KEY).
+  server --store <file.db|postgres://...> [--dir DIR] [--port N]
+      The same for production, without watching; keys from OPENCOMPUTER_API_KEYS.
 
 Environment:
   OPENCOMPUTER_MODEL   Replace every agent's model, e.g. script/demo (a scripted model
@@ -26,6 +32,10 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "session":
         return await sessionCommand(rest);
+      case "dev":
+        return await serveCommand(rest, "dev");
+      case "server":
+        return await serveCommand(rest, "server");
       case "build":
         return await runBuildCommand(rest, { doctor: false });
       case "doctor":

@@ -1,0 +1,96 @@
+import { randomBytes } from "node:crypto";
+import { watch } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { OpenComputerError } from "@opencomputer/agent";
+import { buildProject, createDeploymentAgents, formatErrors } from "@opencomputer/build";
+import {
+  createModelResolver,
+  createRuntime,
+  createScriptModel,
+  defaultProviders,
+  type Store,
+} from "@opencomputer/runtime";
+import { createHandler, createStaticKeyAuth, serve } from "@opencomputer/server";
+import { createPostgresStore } from "@opencomputer/store-postgres";
+import { createSqliteStore } from "@opencomputer/store-sqlite";
+
+/**
+ * `opencomputer dev [--dir DIR] [--port N]`: builds, serves the API with the runtime on the
+ * embedded store, and rebuilds when sources change (new sessions get the new deployment).
+ * `opencomputer server --store <path|postgres://…> [--dir DIR] [--port N]`: the same without
+ * watching, on the store given. Keys: `OPENCOMPUTER_API_KEY` (dev prints a fresh one when unset)
+ * or `OPENCOMPUTER_API_KEYS` (comma-separated).
+ */
+export async function serveCommand(argv: string[], mode: "dev" | "server"): Promise<number> {
+  let values: { dir?: string; port?: string; store?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { dir: { type: "string" }, port: { type: "string" }, store: { type: "string" } },
+    }));
+  } catch (error) {
+    throw new OpenComputerError("usage", (error as Error).message);
+  }
+  const projectDir = resolve(values.dir ?? ".");
+  const port = values.port === undefined ? 4600 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new OpenComputerError("usage", "--port must be 0..65535");
+  if (mode === "server" && !values.store)
+    throw new OpenComputerError("usage", "server needs --store <file.db|postgres://…>");
+
+  const build = async () => {
+    const built = await buildProject(projectDir);
+    if (built.errors.length > 0) process.stderr.write(`${formatErrors(built.errors)}\n`);
+    else for (const d of built.deployments) process.stdout.write(`deployed ${d.agentId} ${d.id}\n`);
+    return built.errors.length === 0;
+  };
+  if (!(await build())) return 1;
+
+  const storeUrl = values.store ?? join(projectDir, ".opencomputer", "data.db");
+  const store: Store & { close(): Promise<void> } = /^postgres(ql)?:\/\//.test(storeUrl)
+    ? await createPostgresStore({ connectionString: storeUrl })
+    : createSqliteStore({ path: storeUrl });
+  const runtime = createRuntime({
+    store,
+    agents: createDeploymentAgents(projectDir),
+    models: createModelResolver({
+      providers: { ...defaultProviders(), script: createScriptModel },
+    }),
+  });
+  await runtime.start();
+
+  const keys = (process.env.OPENCOMPUTER_API_KEYS ?? process.env.OPENCOMPUTER_API_KEY ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
+  if (keys.length === 0) {
+    if (mode === "server")
+      throw new OpenComputerError(
+        "usage",
+        "set OPENCOMPUTER_API_KEYS (comma-separated) for server",
+      );
+    keys.push(`oc_dev_${randomBytes(18).toString("base64url")}`);
+  }
+  const served = await serve(createHandler({ runtime, auth: createStaticKeyAuth(keys) }), { port });
+  process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
+  if (mode === "dev") process.stdout.write(`API key: ${keys[0]}\n`);
+
+  let watcher: ReturnType<typeof watch> | undefined;
+  if (mode === "dev") {
+    let timer: NodeJS.Timeout | undefined;
+    watcher = watch(join(projectDir, "opencomputer"), { recursive: true }, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => void build(), 200);
+    });
+  }
+  await new Promise<void>((done) => {
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+  });
+  watcher?.close();
+  await served.close();
+  await runtime.close();
+  await store.close();
+  return 0;
+}
