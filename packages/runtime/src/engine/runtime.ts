@@ -44,6 +44,8 @@ export interface RuntimeOptions {
   /** How often to look for sessions whose runtime died (default leaseMs / 2). */
   recoveryIntervalMs?: number;
   log?: Logger;
+  /** How long an idle session's lease is kept before it is given up (default 1000). */
+  idleReleaseMs?: number;
   /** How long an approved `apply` may run before its outcome counts as unknown (default 60 000). */
   applyTimeoutMs?: number;
   /** Runtime-provided tools agents may select by id, e.g. the computers' `shell`. */
@@ -91,12 +93,31 @@ export function createRuntime(options: RuntimeOptions) {
   let recoveryTimer: NodeJS.Timeout | null = null;
   let closed = false;
 
+  const idleReleaseMs = options.idleReleaseMs ?? 1000;
+  const idleTimers = new Map<string, NodeJS.Timeout>();
+
   function worker(sessionId: string): SessionWorker {
+    const pending = idleTimers.get(sessionId);
+    if (pending) {
+      clearTimeout(pending);
+      idleTimers.delete(sessionId);
+    }
     let w = workers.get(sessionId);
     if (!w) {
-      // An idle worker keeps its lease (so the session's next turn here needs no handover) but
-      // not its conversation cache; it is forgotten once that lease has expired (see prune).
-      w = new SessionWorker(ctx, sessionId, (idle) => idle.forgetConversation());
+      // An idle worker drops its conversation cache at once, and gives its lease up after
+      // `idleReleaseMs`: soon enough that another runtime can take the session's next turn,
+      // late enough that a conversation's next turn here needs no new claim.
+      w = new SessionWorker(ctx, sessionId, (idle) => {
+        idle.forgetConversation();
+        const timer = setTimeout(() => {
+          idleTimers.delete(sessionId);
+          if (!idle.idle || workers.get(sessionId) !== idle) return;
+          workers.delete(sessionId);
+          void idle.release();
+        }, idleReleaseMs);
+        timer.unref();
+        idleTimers.set(sessionId, timer);
+      });
       workers.set(sessionId, w);
     }
     return w;
@@ -117,9 +138,6 @@ export function createRuntime(options: RuntimeOptions) {
 
   async function recover(): Promise<void> {
     await approvals.recover();
-    const now = Date.now();
-    for (const [sessionId, w] of workers)
-      if (w.idle && !w.holdsLease(now)) workers.delete(sessionId);
     for (const sessionId of await store.listRecoverableSessions()) kick(sessionId);
   }
 
@@ -416,6 +434,8 @@ export function createRuntime(options: RuntimeOptions) {
     async close(): Promise<void> {
       closed = true;
       if (recoveryTimer) clearInterval(recoveryTimer);
+      for (const timer of idleTimers.values()) clearTimeout(timer);
+      idleTimers.clear();
       for (const w of workers.values()) w.abandon();
       await Promise.all([...workers.values()].map((w) => w.kick().then(() => w.release())));
     },

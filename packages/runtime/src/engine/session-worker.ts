@@ -122,10 +122,6 @@ export class SessionWorker {
     this.conversation = null;
   }
 
-  holdsLease(now: number): boolean {
-    return this.lease !== null && this.lease.expiresAt > now;
-  }
-
   /** Gives up the lease; a no-op while the worker runs. */
   async release(): Promise<void> {
     if (this.running) return;
