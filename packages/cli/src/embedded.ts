@@ -8,6 +8,7 @@ import {
   defaultProviders,
 } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
+import { projectComputers } from "./computers.ts";
 
 /** The runtime on the embedded default: SQLite at `<dir>/.opencomputer/data.db`. */
 export function openEmbedded(dir: string, agents: (projectDir: string) => AgentResolver) {
@@ -15,8 +16,10 @@ export function openEmbedded(dir: string, agents: (projectDir: string) => AgentR
   const dataDir = join(projectDir, ".opencomputer");
   mkdirSync(dataDir, { recursive: true });
   const store = createSqliteStore({ path: join(dataDir, "data.db") });
+  const computers = projectComputers(projectDir);
   const runtime = createRuntime({
     store,
+    builtInTools: computers.tools,
     agents: agents(projectDir),
     // Real providers read their keys from the environment when a model is first used.
     models: createModelResolver({
@@ -28,6 +31,7 @@ export function openEmbedded(dir: string, agents: (projectDir: string) => AgentR
     runtime,
     async close() {
       await runtime.close();
+      await computers.close();
       await store.close();
     },
   };

@@ -131,6 +131,50 @@ describe("opencomputer session", () => {
     });
   });
 
+  it("gives agents the sandboxed shell: a command runs in /workspace and its output reaches the log", async () => {
+    const dir = join(project, "shell");
+    mkdirSync(join(dir, "opencomputer/agents/ops"), { recursive: true });
+    mkdirSync(join(dir, "opencomputer/scripts"), { recursive: true });
+    writeFileSync(
+      join(dir, "opencomputer/agents/ops/agent.ts"),
+      [
+        'import { useModel, useTool } from "@opencomputer/agent";',
+        "export default function Agent() {",
+        '  useModel("anthropic/claude-sonnet-4.6");',
+        '  useTool("sandbox_exec");',
+        '  return "Use the sandbox for shell commands and keep durable work in /workspace.";',
+        "}",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(dir, "opencomputer/scripts/sh.json"),
+      JSON.stringify({
+        steps: [
+          {
+            toolCalls: [
+              {
+                name: "sandbox_exec",
+                input: { command: "echo hello > notes.txt && cat /workspace/notes.txt && pwd" },
+              },
+            ],
+          },
+          { text: "done" },
+        ],
+      }),
+    );
+    const { code, stdout } = await cli(["session", "--dir", dir, "--json", "write a note"], {
+      OPENCOMPUTER_MODEL: "script/sh",
+    });
+    expect(code).toBe(0);
+    const events = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const completed = events.find((e) => e.type === "tool.completed");
+    expect(completed.data.output).toMatchObject({ exitCode: 0, stdout: "hello\n/workspace\n" });
+  });
+
   it("exits 2 on usage errors", async () => {
     expect((await cli(["session"])).code).toBe(2);
     expect((await cli(["session", "--nope", "x"])).code).toBe(2);

@@ -14,6 +14,7 @@ import {
 import { createHandler, createStaticKeyAuth, serve } from "@opencomputer/server";
 import { createPostgresStore } from "@opencomputer/store-postgres";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
+import { projectComputers } from "../computers.ts";
 
 /**
  * `opencomputer dev [--dir DIR] [--port N]`: builds, serves the API with the runtime on the
@@ -51,8 +52,10 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   const store: Store & { close(): Promise<void> } = /^postgres(ql)?:\/\//.test(storeUrl)
     ? await createPostgresStore({ connectionString: storeUrl })
     : createSqliteStore({ path: storeUrl });
+  const computers = projectComputers(projectDir);
   const runtime = createRuntime({
     store,
+    builtInTools: computers.tools,
     agents: createDeploymentAgents(projectDir),
     models: createModelResolver({
       providers: { ...defaultProviders(), script: createScriptModel },
@@ -91,6 +94,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   watcher?.close();
   await served.close();
   await runtime.close();
+  await computers.close();
   await store.close();
   return 0;
 }

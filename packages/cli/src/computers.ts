@@ -1,0 +1,26 @@
+import { join } from "node:path";
+import { BubblewrapComputerProvider, createShellTools } from "@opencomputer/computers";
+import type { BuiltInTool } from "@opencomputer/runtime";
+
+/**
+ * The `shell` / `sandbox_exec` tools on bubblewrap computers under `<project>/.opencomputer`.
+ * Without bubblewrap the tools are not offered (an agent selecting them fails its render,
+ * naming the ids that are): commands never run unsandboxed.
+ */
+export function projectComputers(projectDir: string): {
+  tools: BuiltInTool[];
+  close(): Promise<void>;
+} {
+  try {
+    const computers = new BubblewrapComputerProvider({
+      rootDir: join(projectDir, ".opencomputer", "computers"),
+    });
+    return { tools: createShellTools(computers), close: () => computers.close() };
+  } catch (error) {
+    process.stderr.write(
+      `warning: the shell tool is unavailable: ${(error as Error).message}\n` +
+        "  run packages/computers/scripts/ensure-bubblewrap.sh (or install bubblewrap) to enable it\n",
+    );
+    return { tools: [], close: async () => {} };
+  }
+}

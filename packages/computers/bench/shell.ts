@@ -1,0 +1,80 @@
+/**
+ * Shell round-trip benchmark: warm `true` on a computer vs a plain spawn('true') in the same
+ * run, and cold acquisition (a new session's first computer + its first command).
+ * Run: node --import tsx packages/computers/bench/shell.ts
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BubblewrapComputerProvider } from "../src/index.ts";
+
+const ROUNDS = Number(process.env.ROUNDS ?? 200);
+
+function p50(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+function spawnTrue(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("true", { stdio: ["ignore", "pipe", "pipe"] });
+    child.on("error", reject);
+    child.on("close", () => resolve());
+  });
+}
+
+async function time(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+const rootDir = mkdtempSync(join(tmpdir(), "oc-bench-shell-"));
+const provider = new BubblewrapComputerProvider({ rootDir });
+try {
+  const computer = await provider.acquire("warm", { minRemainingSeconds: 10 });
+  for (let i = 0; i < 10; i++) {
+    await spawnTrue();
+    await computer.run("true", { timeoutSeconds: 10 });
+  }
+  const spawnSamples: number[] = [];
+  const warmSamples: number[] = [];
+  // Interleaved so both see the same machine load.
+  for (let i = 0; i < ROUNDS; i++) {
+    spawnSamples.push(await time(spawnTrue));
+    warmSamples.push(
+      await time(async () => {
+        const outcome = await computer.run("true", { timeoutSeconds: 10 });
+        if (!outcome.ok) throw new Error(outcome.failure.message);
+      }),
+    );
+  }
+  const acquireSamples: number[] = [];
+  const coldSamples: number[] = [];
+  for (let i = 0; i < Math.min(ROUNDS, 100); i++) {
+    const sessionId = `cold-${i}`;
+    coldSamples.push(
+      await time(async () => {
+        const t = performance.now();
+        const fresh = await provider.acquire(sessionId, { minRemainingSeconds: 10 });
+        acquireSamples.push(performance.now() - t);
+        await fresh.run("true", { timeoutSeconds: 10 });
+      }),
+    );
+    await provider.release(sessionId, "session_ended");
+  }
+  const spawn50 = p50(spawnSamples);
+  const warm50 = p50(warmSamples);
+  console.log(`spawn('true')                 p50 ${spawn50.toFixed(2)} ms`);
+  console.log(
+    `warm computer 'true'          p50 ${warm50.toFixed(2)} ms  (${(warm50 / spawn50).toFixed(2)}x spawn; target <= 2x)`,
+  );
+  console.log(
+    `cold acquire (sandbox up)     p50 ${p50(acquireSamples).toFixed(2)} ms  (target <= 20 ms)`,
+  );
+  console.log(`cold acquire + first 'true'   p50 ${p50(coldSamples).toFixed(2)} ms`);
+} finally {
+  await provider.close();
+  rmSync(rootDir, { recursive: true, force: true });
+}

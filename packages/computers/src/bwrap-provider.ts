@@ -1,0 +1,222 @@
+import { createHash } from "node:crypto";
+import { chmod, chown, mkdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { SANDBOX_GID, SANDBOX_UID, type SandboxLimits } from "./bwrap-args.ts";
+import { BwrapComputer, type GenerationHooks } from "./bwrap-computer.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import type {
+  AcquireOptions,
+  Computer,
+  ComputerProvider,
+  LifecycleEvent,
+  ReleaseReason,
+} from "./computer-provider.ts";
+import { discoverSandboxHost, type SandboxHost } from "./sandbox-host.ts";
+
+export interface BubblewrapProviderOptions {
+  /** Workspaces live at `<rootDir>/workspaces/<sessionId>`, each generation's /tmp under `scratch/`. */
+  rootDir: string;
+  lifetimeSeconds?: number;
+  idleReleaseSeconds?: number;
+  /** The tail of the lifetime no command may reach into (default 120). */
+  reservedSeconds?: number;
+  /** Off by default: the sandbox gets its own empty network namespace. */
+  allowNetwork?: boolean;
+  limits?: Partial<SandboxLimits>;
+  /** Bound on each of stdout and stderr (default 64 KiB). */
+  outputLimitBytes?: number;
+  /** How long a kill may take to be confirmed before the outcome is unknown (default 3000). */
+  confirmStopMs?: number;
+  clock?: Clock;
+  onLifecycle?: (event: LifecycleEvent) => void;
+  /** Normally discovered; injectable so a test can point at a different bwrap. */
+  host?: SandboxHost;
+}
+
+export const MAX_COMMAND_SECONDS = 1800;
+
+export const DEFAULT_LIMITS: SandboxLimits = {
+  maxProcesses: 256,
+  maxMemoryBytes: 4 * 1024 ** 3,
+  maxFileBytes: 1024 ** 3,
+};
+
+interface SessionState {
+  generation: number;
+  current: BwrapComputer | undefined;
+  lastReleaseReason: ReleaseReason | undefined;
+  cancelIdle?: () => void;
+  cancelLifetime?: () => void;
+}
+
+/** Session ids become directory names: anything unusual is hashed rather than trusted. */
+export function sessionDirName(sessionId: string): string {
+  if (/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(sessionId)) return sessionId;
+  return `h-${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}`;
+}
+
+export class BubblewrapComputerProvider implements ComputerProvider {
+  readonly host: SandboxHost;
+  readonly limits: SandboxLimits;
+  private readonly clock: Clock;
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly lifetimeSeconds: number;
+  private readonly idleReleaseSeconds: number;
+  private readonly reservedSeconds: number;
+  private rootReady: Promise<void> | undefined;
+
+  constructor(private readonly options: BubblewrapProviderOptions) {
+    this.host = options.host ?? discoverSandboxHost();
+    this.clock = options.clock ?? systemClock;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.lifetimeSeconds = options.lifetimeSeconds ?? 3600;
+    this.idleReleaseSeconds = options.idleReleaseSeconds ?? 180;
+    this.reservedSeconds = options.reservedSeconds ?? 120;
+  }
+
+  maxCommandSeconds(): number {
+    return Math.min(MAX_COMMAND_SECONDS, this.lifetimeSeconds - this.reservedSeconds);
+  }
+
+  /** The session's workspace directory on the host (it may not exist yet). */
+  workspaceDir(sessionId: string): string {
+    return join(this.options.rootDir, "workspaces", sessionDirName(sessionId));
+  }
+
+  /** Current generation of a session, 0 before its first computer. */
+  generation(sessionId: string): number {
+    return this.sessions.get(sessionId)?.generation ?? 0;
+  }
+
+  async acquire(sessionId: string, options: AcquireOptions): Promise<Computer> {
+    if (options.minRemainingSeconds > this.maxCommandSeconds()) {
+      throw new RangeError(
+        `No computer can host ${options.minRemainingSeconds}s; at most ${this.maxCommandSeconds()}s.`,
+      );
+    }
+    let state = this.sessions.get(sessionId);
+    if (!state) {
+      state = { generation: 0, current: undefined, lastReleaseReason: undefined };
+      this.sessions.set(sessionId, state);
+    }
+    const current = state.current;
+    if (current?.usable() && current.remainingSeconds() >= options.minRemainingSeconds) {
+      state.cancelIdle?.();
+      return current;
+    }
+    // It cannot host the command for its full timeout: replace it rather than split the command.
+    if (current?.usable()) await current.release("lifetime");
+    return this.startGeneration(sessionId, state);
+  }
+
+  async release(sessionId: string, reason: ReleaseReason): Promise<void> {
+    await this.sessions.get(sessionId)?.current?.release(reason);
+    if (reason === "session_ended") this.sessions.delete(sessionId);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions.keys()].map((id) => this.release(id, "requested")));
+  }
+
+  private async startGeneration(sessionId: string, state: SessionState): Promise<BwrapComputer> {
+    await this.ensureRoot();
+    const generation = state.generation + 1;
+    const dirName = sessionDirName(sessionId);
+    const workspaceDir = this.workspaceDir(sessionId);
+    const scratchDir = join(this.options.rootDir, "scratch", `${dirName}-${generation}`);
+    await this.ownedDir(workspaceDir);
+    const computer = await BwrapComputer.start(
+      sessionId,
+      generation,
+      this.lifetimeSeconds,
+      {
+        host: this.host,
+        clock: this.clock,
+        workspaceDir,
+        scratchDir,
+        allowNetwork: this.options.allowNetwork ?? false,
+        limits: this.limits,
+        outputLimitBytes: this.options.outputLimitBytes ?? 64 * 1024,
+        confirmStopMs: this.options.confirmStopMs ?? 3000,
+        reservedSeconds: this.reservedSeconds,
+      },
+      this.hooksFor(state),
+    );
+    const replacedBecause = state.lastReleaseReason;
+    state.generation = generation;
+    state.current = computer;
+    state.cancelLifetime = this.clock.setTimer(
+      () => void computer.release("lifetime"),
+      this.lifetimeSeconds * 1000,
+    );
+    this.emit(computer, "running", replacedBecause);
+    return computer;
+  }
+
+  private hooksFor(state: SessionState): GenerationHooks {
+    return {
+      busy: () => {
+        state.cancelIdle?.();
+        state.cancelIdle = undefined;
+      },
+      idle: (computer) => {
+        state.cancelIdle?.();
+        state.cancelIdle = this.clock.setTimer(
+          () => void computer.release("idle"),
+          this.idleReleaseSeconds * 1000,
+        );
+      },
+      released: (computer, reason) => {
+        if (state.current === computer) {
+          state.cancelIdle?.();
+          state.cancelLifetime?.();
+          state.cancelIdle = undefined;
+          state.cancelLifetime = undefined;
+          state.current = undefined;
+          state.lastReleaseReason = reason;
+        }
+        this.emit(computer, "released", reason);
+      },
+    };
+  }
+
+  private emit(computer: Computer, state: LifecycleEvent["state"], reason?: ReleaseReason): void {
+    const listener = this.options.onLifecycle;
+    if (!listener) return;
+    // A throwing listener must not leave a computer half-started or half-released.
+    try {
+      listener({
+        sessionId: computer.sessionId,
+        generation: computer.generation,
+        state,
+        ...(reason ? { reason } : {}),
+        startedAt: computer.startedAt,
+        expiresAt: computer.expiresAt,
+      });
+    } catch {
+      // Reported nowhere on purpose: lifecycle events are advisory to the runtime.
+    }
+  }
+
+  private ensureRoot(): Promise<void> {
+    this.rootReady ??= (async () => {
+      const root = this.options.rootDir;
+      await mkdir(join(root, "workspaces"), { recursive: true });
+      await mkdir(join(root, "scratch"), { recursive: true });
+      if (this.host.runningAsRoot) {
+        // bwrap runs as the sandbox uid, which must be able to reach the bind sources; the
+        // execute bit lets it pass through without listing other sessions' directories.
+        for (const dir of [root, join(root, "workspaces"), join(root, "scratch")]) {
+          const mode = (await stat(dir)).mode & 0o7777;
+          await chmod(dir, mode | 0o111);
+        }
+      }
+    })();
+    return this.rootReady;
+  }
+
+  private async ownedDir(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (this.host.runningAsRoot) await chown(dir, SANDBOX_UID, SANDBOX_GID);
+  }
+}

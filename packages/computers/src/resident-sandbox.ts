@@ -1,0 +1,177 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import {
+  buildBwrapArgs,
+  SANDBOX_GID,
+  SANDBOX_UID,
+  type SandboxSpec,
+  sandboxEnv,
+} from "./bwrap-args.ts";
+import { identify, type ProcessIdentity, waitForExit } from "./process-watch.ts";
+import type { SandboxHost } from "./sandbox-host.ts";
+import { commandFrame, STATUS_FD } from "./sandbox-loop.ts";
+
+const INFO_FD = 3;
+
+export type ExecEnd =
+  | { kind: "exited"; exitCode: number }
+  /** The sandbox died while the command ran (e.g. the command killed the loop). */
+  | { kind: "lost" }
+  | { kind: "stopped"; confirmed: boolean };
+
+/**
+ * One running bubblewrap sandbox: the body of a computer generation. It has its own PID
+ * namespace, so terminating it is one SIGKILL to the namespace's init (the pid bwrap reports
+ * on --info-fd): the kernel then kills everything inside, setsid'd and daemonized processes
+ * included. Termination counts as done only once that init is seen to have exited.
+ */
+export class ResidentSandbox {
+  private statusBuffer = "";
+  private statusWaiter: ((line: string | undefined) => void) | undefined;
+  private exited = false;
+  private readonly exitedPromise: Promise<void>;
+  private sequence = 0;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly init: ProcessIdentity,
+    private readonly controlDir: string,
+    private readonly diagnostics: { text: string },
+  ) {
+    this.exitedPromise = new Promise((resolve) => {
+      child.once("exit", () => {
+        this.exited = true;
+        this.statusWaiter?.(undefined);
+        resolve();
+      });
+    });
+    const status = child.stdio[STATUS_FD] as Readable;
+    status.on("data", (chunk: Buffer) => this.onStatus(chunk.toString("utf8")));
+  }
+
+  static async start(
+    host: SandboxHost,
+    spec: Omit<SandboxSpec, "infoFd">,
+  ): Promise<ResidentSandbox> {
+    const args = buildBwrapArgs(host, { ...spec, infoFd: INFO_FD });
+    const child = spawn(host.bwrapPath, args, {
+      env: sandboxEnv(),
+      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
+      // As root we drop to nobody before bwrap runs, so bwrap builds an unprivileged user
+      // namespace and files the computer writes belong to that uid, never to root.
+      ...(host.runningAsRoot ? { uid: SANDBOX_UID, gid: SANDBOX_GID } : {}),
+    });
+    const diagnostics = { text: "" };
+    const keep = (chunk: Buffer) => {
+      // Only the loop's own errors (and bwrap's) land here; keep the tail for messages.
+      diagnostics.text = (diagnostics.text + chunk.toString("utf8")).slice(-4000);
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
+    child.stdin?.on("error", () => undefined);
+    const initPid = await new Promise<number | undefined>((resolve) => {
+      // Both must arrive, in either order: the init's pid (to stop it) and the loop's hello.
+      let info = "";
+      let pid: number | undefined;
+      let ready = false;
+      const settle = () => {
+        if (pid !== undefined && ready) resolve(pid);
+      };
+      (child.stdio[INFO_FD] as Readable).on("data", (chunk: Buffer) => {
+        info += chunk.toString("utf8");
+        const match = /"child-pid"\s*:\s*(\d+)/.exec(info);
+        if (match) pid = Number(match[1]);
+        settle();
+      });
+      const status = child.stdio[STATUS_FD] as Readable;
+      const onReady = (chunk: Buffer) => {
+        if (!chunk.toString("utf8").startsWith("ready\n")) return;
+        status.off("data", onReady);
+        ready = true;
+        settle();
+      };
+      status.on("data", onReady);
+      child.once("error", () => resolve(undefined));
+      child.once("exit", () => resolve(undefined));
+    });
+    const init = initPid !== undefined ? identify(initPid) : undefined;
+    if (!init || child.exitCode !== null || child.signalCode !== null) {
+      child.kill("SIGKILL");
+      throw new Error(
+        `The computer's sandbox did not start: ${diagnostics.text.trim() || "bwrap exited"}`,
+      );
+    }
+    return new ResidentSandbox(child, init, spec.controlDir, diagnostics);
+  }
+
+  alive(): boolean {
+    return !this.exited;
+  }
+
+  /** Resolves when the sandbox process exits for any reason. */
+  whenExited(): Promise<void> {
+    return this.exitedPromise;
+  }
+
+  /** Output files of the command currently (or last) run. */
+  outputPaths(): { stdout: string; stderr: string } {
+    return {
+      stdout: join(this.controlDir, `${this.sequence}.out`),
+      stderr: join(this.controlDir, `${this.sequence}.err`),
+    };
+  }
+
+  /**
+   * Runs one command; `stop` resolving first terminates the whole sandbox (the only way to be
+   * sure every process the command started is gone).
+   */
+  async exec(command: string, stop: Promise<void>, confirmStopMs: number): Promise<ExecEnd> {
+    if (this.exited) return { kind: "lost" };
+    this.sequence++;
+    const status = new Promise<string | undefined>((resolve) => {
+      this.statusWaiter = resolve;
+    });
+    this.child.stdin?.write(commandFrame(command));
+    const first = await Promise.race([status, stop.then(() => "stop" as const)]);
+    this.statusWaiter = undefined;
+    if (first === "stop")
+      return { kind: "stopped", confirmed: await this.terminate(confirmStopMs) };
+    if (first === undefined) {
+      // Make sure the namespace really is gone before calling it lost rather than unknown.
+      return (await this.terminate(confirmStopMs))
+        ? { kind: "lost" }
+        : { kind: "stopped", confirmed: false };
+    }
+    const [, code] = first.split(" ");
+    return { kind: "exited", exitCode: Number(code) };
+  }
+
+  /** Kills the sandbox; resolves whether its PID namespace is confirmed gone. */
+  async terminate(confirmWithinMs: number): Promise<boolean> {
+    try {
+      process.kill(this.init.pid, "SIGKILL");
+    } catch {
+      // Already gone; confirmed below.
+    }
+    this.child.kill("SIGKILL");
+    return waitForExit(this.init, confirmWithinMs);
+  }
+
+  /** What the loop or bwrap printed on their own, for messages when something breaks. */
+  lastDiagnostics(): string {
+    return this.diagnostics.text.trim();
+  }
+
+  private onStatus(text: string): void {
+    this.statusBuffer += text;
+    for (;;) {
+      const end = this.statusBuffer.indexOf("\n");
+      if (end < 0) return;
+      const line = this.statusBuffer.slice(0, end);
+      this.statusBuffer = this.statusBuffer.slice(end + 1);
+      // Lines for earlier commands cannot arrive (commands are serial); match anyway.
+      if (line.startsWith(`${this.sequence} `)) this.statusWaiter?.(line);
+    }
+  }
+}

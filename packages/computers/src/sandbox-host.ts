@@ -1,0 +1,62 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, lstatSync, readlinkSync } from "node:fs";
+
+/**
+ * What this host offers the sandbox, discovered once per provider: paths to binaries and the
+ * shape of the root directories (merged-/usr hosts have /bin etc. as symlinks).
+ */
+export interface SandboxHost {
+  bwrapPath: string;
+  /** Absent when util-linux' prlimit is missing; then no rlimits are applied (and reported). */
+  prlimitPath: string | undefined;
+  /** bash: the computer's loop relies on `read -N`. */
+  shellPath: string;
+  /** Top-level system entries: either mirrored as symlinks or bound read-only. */
+  systemEntries: Array<{ path: string; symlinkTo?: string }>;
+  /** Whether the runtime is root and so must drop to an unprivileged host uid itself. */
+  runningAsRoot: boolean;
+}
+
+export class BubblewrapMissingError extends Error {
+  readonly code = "bubblewrap_missing";
+}
+
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+function which(name: string): string | undefined {
+  for (const dir of ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin"]) {
+    if (existsSync(`${dir}/${name}`)) return `${dir}/${name}`;
+  }
+  try {
+    const found = execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
+    return found || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function discoverSandboxHost(): SandboxHost {
+  const bwrapPath = which("bwrap");
+  if (!bwrapPath) {
+    throw new BubblewrapMissingError(
+      "bubblewrap (bwrap) is not installed; computers cannot run commands unsandboxed. " +
+        "Run packages/computers/scripts/ensure-bubblewrap.sh or install the 'bubblewrap' package.",
+    );
+  }
+  if (!existsSync("/bin/bash")) {
+    throw new BubblewrapMissingError("bash is required at /bin/bash for the computer's loop.");
+  }
+  const systemEntries: SandboxHost["systemEntries"] = [];
+  for (const path of SYSTEM_DIRS) {
+    if (!existsSync(path)) continue;
+    const stat = lstatSync(path);
+    systemEntries.push(stat.isSymbolicLink() ? { path, symlinkTo: readlinkSync(path) } : { path });
+  }
+  return {
+    bwrapPath,
+    prlimitPath: which("prlimit"),
+    shellPath: "/bin/bash",
+    systemEntries,
+    runningAsRoot: process.getuid?.() === 0,
+  };
+}

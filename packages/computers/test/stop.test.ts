@@ -1,0 +1,110 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type Harness,
+  harness,
+  hostProcesses,
+  output,
+  requireBubblewrap,
+  sleep,
+} from "./helpers.ts";
+
+describe("stopping commands", () => {
+  let h: Harness;
+  beforeAll(() => {
+    requireBubblewrap();
+    h = harness();
+  });
+  afterAll(() => h.dispose());
+
+  const sleepsAlive = () =>
+    [
+      ["sleep", "100"],
+      ["sleep", "200"],
+      ["sleep", "300"],
+      ["sleep", "1000"],
+    ].flatMap(hostProcesses);
+
+  it("a timeout stops the command and every process it started, detached ones included", async () => {
+    expect(sleepsAlive()).toEqual([]);
+    const started = Date.now();
+    const pending = h.run("stop-1", {
+      command:
+        "echo before > written.txt; echo partial; sleep 100 & setsid sleep 200 & nohup sleep 300 & sleep 1000",
+      timeoutSeconds: 1,
+    });
+    await sleep(600);
+    // The detached sleeps really ran (so the check below can fail), one per command line.
+    expect(sleepsAlive().length).toBeGreaterThanOrEqual(4);
+    const result = await pending;
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.message).toContain("timed out after 1s");
+    expect(result.message).toContain("sleep 1000");
+    expect(result.message).toContain("partial");
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(sleepsAlive()).toEqual([]);
+    const file = join(h.provider.workspaceDir("stop-1"), "written.txt");
+    expect(existsSync(file) && readFileSync(file, "utf8")).toBe("before\n");
+  });
+
+  it("an abort (turn interrupt) stops the command the same way", async () => {
+    const controller = new AbortController();
+    const pending = h.run(
+      "stop-2",
+      { command: "setsid sleep 1001 & sleep 1002" },
+      controller.signal,
+    );
+    await sleep(500);
+    expect(hostProcesses(["sleep", "1001"]).length).toBe(1);
+    controller.abort();
+    const result = await pending;
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toContain("interrupted");
+    expect([...hostProcesses(["sleep", "1001"]), ...hostProcesses(["sleep", "1002"])]).toEqual([]);
+    // The computer keeps working for the next command.
+    expect(output(await h.run("stop-2", { command: "echo again" })).stdout).toBe("again\n");
+  });
+
+  it("contains a fork bomb with the process limit and the host survives", async () => {
+    const result = await h.run("bomb", {
+      command: "bomb() { bomb | bomb & }; bomb; sleep 2; echo survived-inside",
+      timeoutSeconds: 10,
+    });
+    // Either it finished or it timed out; both must leave the host and the runtime usable.
+    expect(typeof (result.ok ? "ok" : result.message)).toBe("string");
+    // With the limit holding, the host sees at most that many sandbox-user processes from it.
+    const sandboxUserProcesses = readdirSync("/proc").filter((entry) => {
+      try {
+        return /^\d+$/.test(entry) && statSync(`/proc/${entry}`).uid === 65534;
+      } catch {
+        return false;
+      }
+    }).length;
+    expect(sandboxUserProcesses).toBeLessThan(h.provider.limits.maxProcesses + 64);
+    await h.provider.release("bomb", "requested");
+    const fresh = await h.run("bomb-check", { command: "echo host-ok" });
+    expect(output(fresh).stdout).toBe("host-ok\n");
+    const limit = output(await h.run("bomb-check", { command: "ulimit -u" })).stdout.trim();
+    expect(Number(limit)).toBe(h.provider.limits.maxProcesses);
+  });
+
+  it("keeps background processes between commands of one computer, not after its release", async () => {
+    output(await h.run("bg", { command: "nohup sleep 1061 >/dev/null 2>&1 &" }));
+    expect(hostProcesses(["sleep", "1061"]).length).toBe(1);
+    output(await h.run("bg", { command: "true" }));
+    expect(hostProcesses(["sleep", "1061"]).length).toBe(1);
+    await h.provider.release("bg", "requested");
+    expect(hostProcesses(["sleep", "1061"])).toEqual([]);
+  });
+
+  it("a command that kills the computer fails as such; the next one gets a fresh computer", async () => {
+    output(await h.run("lost", { command: "echo kept > kept" }));
+    const result = await h.run("lost", { command: "kill -9 $PPID; sleep 5" });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toContain("computer terminated");
+    expect(output(await h.run("lost", { command: "cat kept" })).stdout).toBe("kept\n");
+    expect(h.provider.generation("lost")).toBe(2);
+  });
+});
