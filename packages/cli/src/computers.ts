@@ -1,19 +1,21 @@
 import { join } from "node:path";
 import { BubblewrapComputerProvider, createShellTools } from "@opencomputer/computers";
-import type { BuiltInTool } from "@opencomputer/runtime";
+import type { BuiltInTool, ComputerChange } from "@opencomputer/runtime";
 
 /**
  * The `shell` / `sandbox_exec` tools on bubblewrap computers under `<project>/.opencomputer`.
  * Without bubblewrap the tools are not offered (an agent selecting them fails its render,
  * naming the ids that are): commands never run unsandboxed.
  */
-export function projectComputers(projectDir: string): {
-  tools: BuiltInTool[];
-  close(): Promise<void>;
-} {
+export function projectComputers(
+  projectDir: string,
+  onChange: (sessionId: string, change: ComputerChange) => void,
+): { tools: BuiltInTool[]; close(): Promise<void> } {
   try {
     const computers = new BubblewrapComputerProvider({
       rootDir: join(projectDir, ".opencomputer", "computers"),
+      // Starts and releases show in session.runtime and the session's events.
+      onLifecycle: ({ sessionId, ...change }) => onChange(sessionId, change),
     });
     return { tools: createShellTools(computers), close: () => computers.close() };
   } catch (error) {

@@ -16,7 +16,13 @@ export function openEmbedded(dir: string, agents: (projectDir: string) => AgentR
   const dataDir = join(projectDir, ".opencomputer");
   mkdirSync(dataDir, { recursive: true });
   const store = createSqliteStore({ path: join(dataDir, "data.db") });
-  const computers = projectComputers(projectDir);
+  const computers = projectComputers(projectDir, (sessionId, change) => {
+    void runtime.sessions
+      .recordComputer(sessionId, change)
+      .catch((error: unknown) =>
+        process.stderr.write(`warning: computer state not recorded: ${String(error)}\n`),
+      );
+  });
   const runtime = createRuntime({
     store,
     builtInTools: computers.tools,

@@ -173,6 +173,9 @@ describe("opencomputer session", () => {
       .map((l) => JSON.parse(l));
     const completed = events.find((e) => e.type === "tool.completed");
     expect(completed.data.output).toMatchObject({ exitCode: 0, stdout: "hello\n/workspace\n" });
+    const started = events.find((e) => e.type === "runtime.started");
+    expect(started.data).toMatchObject({ generation: 1, expiresAt: expect.any(String) });
+    expect(started.seq).toBeLessThan(completed.seq);
   });
 
   it("exits 2 on usage errors", async () => {

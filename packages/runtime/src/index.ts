@@ -4,6 +4,7 @@ export { createStaticAgents, type StaticAgentsOptions } from "./agents/static-ag
 export { canonicalJson, jsonDigest } from "./digest.ts";
 export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
 export type { BuiltInResult, BuiltInTool, BuiltInToolContext } from "./engine/built-in-tool.ts";
+export type { ComputerChange } from "./engine/computer-record.ts";
 export type { Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
 export { RESULT_LIMIT_BYTES } from "./engine/result-commit.ts";

@@ -52,7 +52,13 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   const store: Store & { close(): Promise<void> } = /^postgres(ql)?:\/\//.test(storeUrl)
     ? await createPostgresStore({ connectionString: storeUrl })
     : createSqliteStore({ path: storeUrl });
-  const computers = projectComputers(projectDir);
+  const computers = projectComputers(projectDir, (sessionId, change) => {
+    void runtime.sessions
+      .recordComputer(sessionId, change)
+      .catch((error: unknown) =>
+        process.stderr.write(`warning: computer state not recorded: ${String(error)}\n`),
+      );
+  });
   const runtime = createRuntime({
     store,
     builtInTools: computers.tools,

@@ -16,6 +16,7 @@ import { createApprovals } from "./approvals.ts";
 import { ASK_ID } from "./ask.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";
 import { endSession, interruptTurns } from "./cancellation.ts";
+import { type ComputerChange, recordComputer } from "./computer-record.ts";
 import { type EngineContext, type Logger, write } from "./context.ts";
 import { validateInput, validateMode } from "./input.ts";
 import { Notifier } from "./notifier.ts";
@@ -404,6 +405,11 @@ export function createRuntime(options: RuntimeOptions) {
       opts: { timeoutMs?: number } = {},
     ): Promise<TurnRecord> {
       return waitForTurn(ctx, sessionId, turnId, opts.timeoutMs ?? 60_000);
+    },
+
+    /** Records a change of the session's computer (from a computer provider's lifecycle). */
+    recordComputer(sessionId: string, change: ComputerChange): Promise<void> {
+      return recordComputer(ctx, sessionId, change);
     },
 
     /** Calls `listener` with every event committed by this process for the session. */
