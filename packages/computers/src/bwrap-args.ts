@@ -69,9 +69,10 @@ export function buildBwrapArgs(host: SandboxHost, spec: SandboxSpec): string[] {
   ];
   for (const entry of host.systemEntries) {
     if (entry.symlinkTo !== undefined) args.push("--symlink", entry.symlinkTo, entry.path);
-    else args.push("--ro-bind", entry.path, entry.path);
+    else args.push("--ro-bind", entry.source ?? entry.path, entry.path);
   }
-  for (const name of ETC_ENTRIES) args.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
+  const etc = host.root === "/" ? "/etc" : `${host.root}/etc`;
+  for (const name of ETC_ENTRIES) args.push("--ro-bind-try", `${etc}/${name}`, `/etc/${name}`);
   args.push(
     "--proc",
     "/proc",

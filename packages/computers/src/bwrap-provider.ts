@@ -29,6 +29,12 @@ export interface BubblewrapProviderOptions {
   confirmStopMs?: number;
   clock?: Clock;
   onLifecycle?: (event: LifecycleEvent) => void;
+  /**
+   * The operator's package image for every computer (a root directory with usr/, bin/, etc/,
+   * e.g. made with debootstrap); the host's system directories when absent. Set for the whole
+   * server: agent code cannot choose or override it.
+   */
+  imageDir?: string;
   /** Normally discovered; injectable so a test can point at a different bwrap. */
   host?: SandboxHost;
 }
@@ -66,7 +72,7 @@ export class BubblewrapComputerProvider implements ComputerProvider {
   private rootReady: Promise<void> | undefined;
 
   constructor(private readonly options: BubblewrapProviderOptions) {
-    this.host = options.host ?? discoverSandboxHost();
+    this.host = options.host ?? discoverSandboxHost(options.imageDir);
     this.clock = options.clock ?? systemClock;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.lifetimeSeconds = options.lifetimeSeconds ?? 3600;

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 
 /**
  * What this host offers the sandbox, discovered once per provider: paths to binaries and the
@@ -11,8 +12,13 @@ export interface SandboxHost {
   prlimitPath: string | undefined;
   /** bash: the computer's loop relies on `read -N`. */
   shellPath: string;
-  /** Top-level system entries: either mirrored as symlinks or bound read-only. */
-  systemEntries: Array<{ path: string; symlinkTo?: string }>;
+  /**
+   * Top-level system entries: either mirrored as symlinks or bound read-only from `source`
+   * (the same path on the host, or inside the operator's image).
+   */
+  systemEntries: Array<{ path: string; symlinkTo?: string; source?: string }>;
+  /** Where /etc's few entries come from: "/" (the host) or the image directory. */
+  root: string;
   /** Whether the runtime is root and so must drop to an unprivileged host uid itself. */
   runningAsRoot: boolean;
 }
@@ -35,7 +41,12 @@ function which(name: string): string | undefined {
   }
 }
 
-export function discoverSandboxHost(): SandboxHost {
+/**
+ * What the sandbox is built from. With `imageDir` (an operator's package image, e.g. made with
+ * debootstrap), the system directories and /etc entries come from that directory instead of
+ * the host; relative symlinks (merged /usr) are mirrored, absolute ones followed.
+ */
+export function discoverSandboxHost(imageDir?: string): SandboxHost {
   const bwrapPath = which("bwrap");
   if (!bwrapPath) {
     throw new BubblewrapMissingError(
@@ -43,20 +54,27 @@ export function discoverSandboxHost(): SandboxHost {
         "Run packages/computers/scripts/ensure-bubblewrap.sh or install the 'bubblewrap' package.",
     );
   }
-  if (!existsSync("/bin/bash")) {
-    throw new BubblewrapMissingError("bash is required at /bin/bash for the computer's loop.");
+  const root = imageDir ? resolve(imageDir) : "/";
+  if (!existsSync(join(root, "bin/bash"))) {
+    throw new BubblewrapMissingError(
+      `bash is required at ${join(root, "bin/bash")} for the computer's loop.`,
+    );
   }
   const systemEntries: SandboxHost["systemEntries"] = [];
   for (const path of SYSTEM_DIRS) {
-    if (!existsSync(path)) continue;
-    const stat = lstatSync(path);
-    systemEntries.push(stat.isSymbolicLink() ? { path, symlinkTo: readlinkSync(path) } : { path });
+    const source = join(root, path);
+    if (!existsSync(source)) continue;
+    const stat = lstatSync(source);
+    const link = stat.isSymbolicLink() ? readlinkSync(source) : undefined;
+    if (link !== undefined && !isAbsolute(link)) systemEntries.push({ path, symlinkTo: link });
+    else systemEntries.push(root === "/" && link === undefined ? { path } : { path, source });
   }
   return {
     bwrapPath,
     prlimitPath: which("prlimit"),
     shellPath: "/bin/bash",
     systemEntries,
+    root,
     runningAsRoot: process.getuid?.() === 0,
   };
 }
