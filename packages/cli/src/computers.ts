@@ -14,6 +14,10 @@ export function projectComputers(
   try {
     const computers = new BubblewrapComputerProvider({
       rootDir: join(projectDir, ".opencomputer", "computers"),
+      // The operator's package image for every computer, if any (agents cannot choose it).
+      ...(process.env.OPENCOMPUTER_IMAGE_DIR
+        ? { imageDir: process.env.OPENCOMPUTER_IMAGE_DIR }
+        : {}),
       // Starts and releases show in session.runtime and the session's events.
       onLifecycle: ({ sessionId, ...change }) => onChange(sessionId, change),
     });

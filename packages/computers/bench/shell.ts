@@ -4,7 +4,7 @@
  * Run: node --import tsx packages/computers/bench/shell.ts
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BubblewrapComputerProvider } from "../src/index.ts";
@@ -74,7 +74,42 @@ try {
     `cold acquire (sandbox up)     p50 ${p50(acquireSamples).toFixed(2)} ms  (target <= 20 ms)`,
   );
   console.log(`cold acquire + first 'true'   p50 ${p50(coldSamples).toFixed(2)} ms`);
+
+  // 50 sessions' computers at once: all acquired and running a command together.
+  const rssBefore = process.memoryUsage().rss;
+  const started = performance.now();
+  const ids = Array.from({ length: 50 }, (_, i) => `many-${i}`);
+  await Promise.all(
+    ids.map(async (id) => {
+      const c = await provider.acquire(id, { minRemainingSeconds: 10 });
+      await c.run("echo ok > /workspace/ok && sleep 0.2", { timeoutSeconds: 10 });
+    }),
+  );
+  const wallMs = performance.now() - started;
+  const hostRss = sandboxesRssMiB();
+  console.log(
+    `50 computers at once          ${wallMs.toFixed(0)} ms wall; runtime RSS +${((process.memoryUsage().rss - rssBefore) / 1048576).toFixed(1)} MiB; sandboxes' RSS ${hostRss.toFixed(1)} MiB`,
+  );
+  await Promise.all(ids.map((id) => provider.release(id, "session_ended")));
 } finally {
   await provider.close();
   rmSync(rootDir, { recursive: true, force: true });
+}
+
+/** Total RSS of this process's bwrap sandboxes and everything in them, from /proc. */
+function sandboxesRssMiB(): number {
+  let kib = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (!cmd.startsWith("bwrap") && !/\nPPid:\s*\d+/.test(status)) continue;
+      if (!cmd.includes("bwrap") && !cmd.includes("computer")) continue;
+      kib += Number(/VmRSS:\s*(\d+)/.exec(status)?.[1] ?? 0);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return kib / 1024;
 }
