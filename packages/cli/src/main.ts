@@ -1,5 +1,6 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import { runBuildCommand } from "@opencomputer/build";
+import { keysCommand } from "./commands/keys.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { sessionCommand } from "./commands/session.ts";
 
@@ -18,7 +19,10 @@ Commands:
       Build, serve the HTTP API (docs/api.md) with the runtime on the embedded store, and
       rebuild on changes. Prints the URL and an API key (or uses OPENCOMPUTER_API_KEY).
   server --store <file.db|postgres://...> [--dir DIR] [--port N]
-      The same for production, without watching; keys from OPENCOMPUTER_API_KEYS.
+      The same for production, without watching.
+  keys create [--name N] | keys list [--json] | keys revoke <id>   [--dir DIR]
+      API keys, stored hashed in .opencomputer/keys.json (a key is shown once, at create).
+      dev and server accept these, plus OPENCOMPUTER_API_KEY(S) from the environment.
 
 Environment:
   OPENCOMPUTER_MODEL   Replace every agent's model, e.g. script/demo (a scripted model
@@ -36,6 +40,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serveCommand(rest, "dev");
       case "server":
         return await serveCommand(rest, "server");
+      case "keys":
+        return await keysCommand(rest);
       case "build":
         return await runBuildCommand(rest, { doctor: false });
       case "doctor":

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { watch } from "node:fs";
+import { existsSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
@@ -11,10 +11,11 @@ import {
   defaultProviders,
   type Store,
 } from "@opencomputer/runtime";
-import { createHandler, createStaticKeyAuth, serve } from "@opencomputer/server";
+import { createHandler, createKeyFileAuth, KeyFile, serve } from "@opencomputer/server";
 import { createPostgresStore } from "@opencomputer/store-postgres";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { projectComputers } from "../computers.ts";
+import { keyFilePath } from "./keys.ts";
 
 /**
  * `opencomputer dev [--dir DIR] [--port N]`: builds, serves the API with the runtime on the
@@ -69,21 +70,26 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   });
   await runtime.start();
 
-  const keys = (process.env.OPENCOMPUTER_API_KEYS ?? process.env.OPENCOMPUTER_API_KEY ?? "")
+  const envKeys = (process.env.OPENCOMPUTER_API_KEYS ?? process.env.OPENCOMPUTER_API_KEY ?? "")
     .split(",")
     .map((k) => k.trim())
     .filter(Boolean);
-  if (keys.length === 0) {
-    if (mode === "server")
-      throw new OpenComputerError(
-        "usage",
-        "set OPENCOMPUTER_API_KEYS (comma-separated) for server",
-      );
-    keys.push(`oc_dev_${randomBytes(18).toString("base64url")}`);
+  const keyFile = new KeyFile(keyFilePath(projectDir));
+  let printKey: string | undefined;
+  if (mode === "dev") {
+    // dev keeps one development key in clear (0600, under .opencomputer) so every run prints it.
+    printKey = envKeys[0] ?? devKey(projectDir);
+    if (!envKeys.includes(printKey)) envKeys.push(printKey);
+  } else if (envKeys.length === 0 && keyFile.list().every((k) => k.revokedAt)) {
+    throw new OpenComputerError(
+      "usage",
+      "no API keys: run `opencomputer keys create` or set OPENCOMPUTER_API_KEYS",
+    );
   }
-  const served = await serve(createHandler({ runtime, auth: createStaticKeyAuth(keys) }), { port });
+  const auth = createKeyFileAuth(keyFilePath(projectDir), envKeys);
+  const served = await serve(createHandler({ runtime, auth }), { port });
   process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
-  if (mode === "dev") process.stdout.write(`API key: ${keys[0]}\n`);
+  if (printKey) process.stdout.write(`API key: ${printKey}\n`);
 
   let watcher: ReturnType<typeof watch> | undefined;
   if (mode === "dev") {
@@ -103,4 +109,12 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   await computers.close();
   await store.close();
   return 0;
+}
+
+function devKey(projectDir: string): string {
+  const path = join(projectDir, ".opencomputer", "dev-key");
+  if (existsSync(path)) return readFileSync(path, "utf8").trim();
+  const key = `oc_dev_${randomBytes(18).toString("base64url")}`;
+  writeFileSync(path, `${key}\n`, { mode: 0o600 });
+  return key;
 }
