@@ -1,9 +1,8 @@
-import type { AgentInput, JsonValue } from "@opencomputer/agent";
 import type { AgentResolver } from "../agents/resolver.ts";
 import { newId } from "../ids.ts";
 import type { ModelResolver } from "../models/resolver.ts";
 import { StoreError } from "../store/errors.ts";
-import type { NewEvent, Store } from "../store/port.ts";
+import type { Store } from "../store/port.ts";
 import type {
   EventRecord,
   ResultRecord,
@@ -11,16 +10,16 @@ import type {
   TurnMode,
   TurnRecord,
 } from "../store/records.ts";
-import { ConflictError, NotFoundError } from "./api-errors.ts";
+import { NotFoundError } from "./api-errors.ts";
 import { createApprovals } from "./approvals.ts";
 import { ASK_ID } from "./ask.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";
 import { endSession, interruptTurns } from "./cancellation.ts";
 import { type ComputerChange, recordComputer } from "./computer-record.ts";
 import { type EngineContext, type Logger, write } from "./context.ts";
-import { validateInput, validateMode } from "./input.ts";
 import { Notifier } from "./notifier.ts";
-import { answerKey, closeQuestion, planQuestionInput } from "./question-input.ts";
+import { closeQuestion } from "./question-input.ts";
+import { sendTurnNow } from "./send-turn.ts";
 import { type ListSessionsOptions, listSessions } from "./session-list.ts";
 import {
   applyLabelChange,
@@ -156,123 +155,7 @@ export function createRuntime(options: RuntimeOptions) {
     return next;
   }
 
-  async function sendTurnNow(
-    sessionId: string,
-    rawInput: unknown,
-    opts: SendTurnOptions,
-  ): Promise<SendTurnResult> {
-    const input: AgentInput = validateInput(rawInput);
-    const mode = validateMode(opts.mode);
-    const key = opts.idempotencyKey;
-    if (key !== undefined && (typeof key !== "string" || key.length === 0 || key.length > 256)) {
-      throw new ConflictError("invalid_input", "idempotencyKey must be 1 to 256 characters", {
-        path: "idempotencyKey",
-      });
-    }
-    const session = await mustGetSession(sessionId);
-    if (key) {
-      const existing = await store.findTurnByIdempotencyKey(sessionId, key);
-      if (existing) return duplicateOf(existing);
-    }
-    if (session.status === "ended") {
-      throw new ConflictError(
-        "session_ended",
-        `Session ${sessionId} has ended; start a new session`,
-        { path: "sessionId" },
-      );
-    }
-    if (input.answer) {
-      // An answer already taken (a double click, a retry) returns the turn it made.
-      const taken = await store.findTurnByIdempotencyKey(
-        sessionId,
-        answerKey(input.answer.questionId),
-      );
-      if (taken) return duplicateOf(taken);
-    }
-    const plan = planQuestionInput(session, input);
-    if (plan.kind === "held") {
-      await write(ctx, sessionId, {
-        expectSession: { status: [session.status] },
-        ops: plan.ops,
-        events: plan.events,
-      });
-      return { turnId: plan.heldId, status: "held", duplicate: false };
-    }
-    // Only steer and interrupt depend on what is running; a plain queue needs no read.
-    const running =
-      mode === "queue"
-        ? []
-        : (await store.listTurns(sessionId)).filter((t) => t.status === "running");
-    const now = new Date().toISOString();
-    const turn: TurnRecord = {
-      id: newId("turn"),
-      sessionId,
-      input: plan.kind === "answer" ? plan.input : input,
-      mode,
-      status: "queued",
-      outcome: null,
-      error: null,
-      idempotencyKey: key ?? (plan.kind === "answer" ? plan.idempotencyKey : null),
-      steps: 0,
-      createdAt: now,
-      updatedAt: now,
-      startedAt: null,
-      settledAt: null,
-    };
-    const events: NewEvent[] = [
-      {
-        type: "message.received",
-        turnId: turn.id,
-        data: { input: input as unknown as JsonValue, mode },
-      },
-      { type: "turn.queued", turnId: turn.id, data: { mode } },
-    ];
-    if (mode === "steer" && running[0]) {
-      events.push({
-        type: "turn.steered",
-        turnId: turn.id,
-        data: { activeTurnId: running[0].id },
-      });
-    }
-    if (mode === "interrupt" && running.length > 0) {
-      events.push({
-        type: "turn.interrupted",
-        turnId: turn.id,
-        data: { interruptedTurnIds: running.map((t) => t.id) },
-      });
-    }
-    try {
-      await write(ctx, sessionId, {
-        expectSession: { status: ["new", "idle", "running", "waiting_runtime", "failed"] },
-        ops: [{ type: "turn.insert", turn }, ...(plan.kind === "answer" ? plan.ops : [])],
-        events: plan.kind === "answer" ? [...plan.events, ...events] : events,
-      });
-    } catch (error) {
-      const usedKey = turn.idempotencyKey;
-      if (error instanceof StoreError && error.code === "duplicate" && usedKey) {
-        const existing = await store.findTurnByIdempotencyKey(sessionId, usedKey);
-        if (existing) return duplicateOf(existing);
-      }
-      if (error instanceof StoreError && error.code === "session_state") {
-        throw new ConflictError(
-          "session_ended",
-          `Session ${sessionId} has ended; start a new session`,
-          { path: "sessionId" },
-        );
-      }
-      throw error;
-    }
-    if (mode === "steer" && running[0]) {
-      workers.get(sessionId)?.noteSteering();
-      kick(sessionId);
-      return { turnId: turn.id, status: "running", duplicate: false };
-    }
-    if (mode === "interrupt" && running.length > 0) {
-      await interruptTurns(ctx, workers, sessionId, running, turn.id);
-    }
-    kick(sessionId);
-    return { turnId: turn.id, status: "queued", duplicate: false };
-  }
+  const sendDeps = { ctx, workers, kick, mustGetSession };
 
   const sessions = {
     async create(raw: CreateSessionOptions) {
@@ -324,7 +207,7 @@ export function createRuntime(options: RuntimeOptions) {
       rawInput: unknown,
       opts: SendTurnOptions = {},
     ): Promise<SendTurnResult> {
-      return serial(sessionId, () => sendTurnNow(sessionId, rawInput, opts));
+      return serial(sessionId, () => sendTurnNow(sendDeps, sessionId, rawInput, opts));
     },
 
     /** Cancels the running turn (`interrupted`); the next queued turn starts. No-op when idle. */
@@ -445,14 +328,6 @@ export function createRuntime(options: RuntimeOptions) {
       for (const w of workers.values()) w.abandon();
       await Promise.all([...workers.values()].map((w) => w.kick().then(() => w.release())));
     },
-  };
-}
-
-function duplicateOf(turn: TurnRecord): SendTurnResult {
-  return {
-    turnId: turn.id,
-    status: turn.status === "queued" ? "queued" : "running",
-    duplicate: true,
   };
 }
 
