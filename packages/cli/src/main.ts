@@ -1,6 +1,7 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import { runBuildCommand } from "@opencomputer/build";
 import { keysCommand } from "./commands/keys.ts";
+import { isRemoteSession, REMOTE_USAGE, remoteCommand } from "./commands/remote/index.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { sessionCommand } from "./commands/session.ts";
 
@@ -24,6 +25,7 @@ Commands:
       API keys, stored hashed in .opencomputer/keys.json (a key is shown once, at create).
       dev and server accept these, plus OPENCOMPUTER_API_KEY(S) from the environment.
 
+${REMOTE_USAGE}
 Environment:
   OPENCOMPUTER_MODEL   Replace every agent's model, e.g. script/demo (a scripted model
                        read from opencomputer/scripts/demo.json) to test an agent offline.
@@ -35,7 +37,12 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case "session":
+        if (isRemoteSession(rest[0])) return await remoteCommand("session", rest);
         return await sessionCommand(rest);
+      case "sessions":
+      case "results":
+      case "approvals":
+        return await remoteCommand(command, rest);
       case "dev":
         return await serveCommand(rest, "dev");
       case "server":

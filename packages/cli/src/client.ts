@@ -1,0 +1,95 @@
+import { OpenComputerError } from "@opencomputer/agent";
+
+export interface ClientOptions {
+  url: string;
+  key: string;
+  fetch?: typeof fetch;
+}
+
+/** A small client for the management API (docs/api.md). Errors are OpenComputerErrors. */
+export class ApiClient {
+  readonly url: string;
+  readonly #key: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: ClientOptions) {
+    this.url = options.url.replace(/\/+$/, "");
+    this.#key = options.key;
+    this.#fetch = options.fetch ?? fetch;
+  }
+
+  /** Reads OPENCOMPUTER_API_URL and OPENCOMPUTER_API_KEY; a usage error when either is unset. */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): ApiClient {
+    const url = env.OPENCOMPUTER_API_URL?.trim();
+    const key = env.OPENCOMPUTER_API_KEY?.trim();
+    const missing = [!url && "OPENCOMPUTER_API_URL", !key && "OPENCOMPUTER_API_KEY"].filter(
+      Boolean,
+    );
+    if (missing.length > 0 || !url || !key) {
+      throw new OpenComputerError(
+        "usage",
+        `Set ${missing.join(" and ")} to the server's URL and API key (opencomputer dev prints both)`,
+      );
+    }
+    return new ApiClient({ url, key });
+  }
+
+  async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    let response: Response;
+    try {
+      response = await this.#fetch(`${this.url}${path}`, {
+        method,
+        headers: {
+          "x-api-key": this.#key,
+          accept: "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new OpenComputerError(
+        "connection_failed",
+        `Cannot reach ${this.url}: ${(error as Error).message}`,
+        {},
+        { cause: error },
+      );
+    }
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) {
+      const error = (parsed as { error?: { code?: unknown; message?: unknown; path?: unknown } })
+        ?.error;
+      const code = typeof error?.code === "string" ? error.code : `http_${response.status}`;
+      const message =
+        typeof error?.message === "string"
+          ? error.message
+          : `HTTP ${response.status} ${method} ${path}`;
+      throw new OpenComputerError(code, message, {
+        status: response.status,
+        ...(typeof error?.path === "string" ? { path: error.path } : {}),
+      });
+    }
+    if (parsed === undefined) {
+      throw new OpenComputerError("invalid_response", `${method} ${path}: the body is not JSON`);
+    }
+    return parsed as T;
+  }
+
+  get<T>(path: string, signal?: AbortSignal): Promise<T> {
+    return this.request<T>("GET", path, undefined, signal);
+  }
+
+  post<T>(path: string, body: unknown = {}): Promise<T> {
+    return this.request<T>("POST", path, body);
+  }
+}
+
+/** Encodes a path segment. */
+export const seg = (value: string): string => encodeURIComponent(value);

@@ -1,0 +1,49 @@
+import { OpenComputerError } from "@opencomputer/agent";
+import { ApiClient } from "../../client.ts";
+import { APPROVALS_USAGE, approvalsRemote } from "./approvals.ts";
+import { RESULTS_USAGE, resultsRemote } from "./results.ts";
+import { isRemoteSession, SESSION_USAGE, sessionRemote } from "./session.ts";
+import { SESSIONS_USAGE, sessionsRemote } from "./tail.ts";
+
+export { isRemoteSession };
+
+/** Usage lines of the remote commands, for the CLI's help text. */
+export const REMOTE_USAGE = `  ${SESSION_USAGE}
+  ${SESSIONS_USAGE}
+  ${RESULTS_USAGE}
+  ${APPROVALS_USAGE}
+      Talk to a running server (OPENCOMPUTER_API_URL, OPENCOMPUTER_API_KEY).
+`;
+
+/**
+ * Runs `opencomputer <group> ...` against a running server; returns the exit code:
+ * 0 ok, 1 an API error (printed as `error <code>: <message>`), 2 a usage error.
+ */
+export async function remoteCommand(group: string, argv: string[]): Promise<number> {
+  // The client is made lazily so argument errors are reported before a missing environment.
+  let api: ApiClient | undefined;
+  const client = () => {
+    api ??= ApiClient.fromEnv();
+    return api;
+  };
+  try {
+    switch (group) {
+      case "session":
+        return await sessionRemote(client, argv);
+      case "sessions":
+        return await sessionsRemote(client, argv);
+      case "results":
+        return await resultsRemote(client, argv);
+      case "approvals":
+        return await approvalsRemote(client, argv);
+      default:
+        throw new OpenComputerError("usage", `Unknown command "${group}"`);
+    }
+  } catch (error) {
+    if (error instanceof OpenComputerError) {
+      process.stderr.write(`error ${error.code}: ${error.message}\n`);
+      return error.code === "usage" ? 2 : 1;
+    }
+    throw error;
+  }
+}
