@@ -220,20 +220,22 @@ export class SessionWorker {
       this.conversation = null;
       return null;
     }
+    // A runtime whose lease expired can still write until someone takes over (the fence is
+    // the epoch). So after taking over from another runtime, what was read before the claim —
+    // the conversation and the turn's step count — is read again.
+    let started: TurnRecord = { ...turn, status: "running", startedAt: turn.startedAt ?? now };
     const previous = session.lease;
     if (previous && previous.runtimeId !== this.ctx.runtimeId) {
-      // Taken over from another runtime, which may have written after we read: read again.
       this.conversation = await this.loadConversation();
+      const fresh = await this.ctx.store.getTurn(this.sessionId, turn.id);
+      if (fresh) started = fresh;
     } else if (message) {
       conversation.addMessage(message);
     }
     this.lease = claimed.lease;
     this.ctx.notifier.publish(this.sessionId, claimed.events);
     const fence = { runtimeId: this.ctx.runtimeId, epoch: claimed.lease.epoch };
-    return {
-      turn: { ...turn, status: "running" as const, startedAt: turn.startedAt ?? now },
-      fence,
-    };
+    return { turn: started, fence };
   }
 
   private async run(
