@@ -1,45 +1,18 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, mkdirSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { remoteCommand } from "../src/commands/remote/index.ts";
+import { type DevServer, startDev } from "./dev-server.ts";
 
-const repo = resolve(import.meta.dirname, "../../..");
-const bin = join(repo, "packages/cli/bin/opencomputer.js");
-const project = join(repo, "test-output", `remote-${process.pid}`);
-let child: ChildProcess | undefined;
+let dev: DevServer | undefined;
 let server: { url: string; key: string };
 const savedEnv = { url: process.env.OPENCOMPUTER_API_URL, key: process.env.OPENCOMPUTER_API_KEY };
 
-/** Starts `opencomputer dev` and resolves with the URL and key it prints. */
-function startDev(): Promise<{ url: string; key: string }> {
-  mkdirSync(project, { recursive: true });
-  cpSync(join(repo, "examples/support/opencomputer"), join(project, "opencomputer"), {
-    recursive: true,
-  });
-  child = spawn(process.execPath, [bin, "dev", "--dir", project, "--port", "0"], {
-    env: { ...process.env, OPENCOMPUTER_MODEL: "script/demo", OPENCOMPUTER_API_KEY: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return new Promise((done, fail) => {
-    let out = "";
-    child!.stdout!.on("data", (chunk) => {
-      out += String(chunk);
-      const url = /listening on (\S+)/.exec(out)?.[1];
-      const key = /API key: (\S+)/.exec(out)?.[1];
-      if (url && key) done({ url, key });
-    });
-    child!.once("exit", (code) => fail(new Error(`dev exited ${code}: ${out}`)));
-  });
-}
-
 beforeAll(async () => {
-  server = await startDev();
+  dev = await startDev("remote");
+  server = { url: dev.url, key: dev.key };
 }, 20_000);
 
 afterAll(() => {
-  child?.kill("SIGKILL");
-  rmSync(project, { recursive: true, force: true });
+  dev?.stop();
   restoreEnv("OPENCOMPUTER_API_URL", savedEnv.url);
   restoreEnv("OPENCOMPUTER_API_KEY", savedEnv.key);
 });
