@@ -9,6 +9,7 @@ import {
   createScriptModel,
   createSourceAgents,
   type Runtime,
+  type RuntimeOptions,
   type TurnRecord,
 } from "@opencomputer/runtime";
 import { createSqliteStore, type SqliteStore } from "@opencomputer/store-sqlite";
@@ -27,7 +28,11 @@ export interface EngineFixture {
   close(): Promise<void>;
 }
 
-export async function openEngine(durability: Durability): Promise<EngineFixture> {
+export async function openEngine(
+  durability: Durability,
+  /** E.g. `{ execution: "worker" }` for the engine-worker benchmark. */
+  extra: Partial<RuntimeOptions> = {},
+): Promise<EngineFixture> {
   const dir = mkdtempSync(join(tmpdir(), "oc-bench-"));
   const dbPath = join(dir, "data.db");
   const store = createSqliteStore({ path: dbPath, durability });
@@ -38,6 +43,7 @@ export async function openEngine(durability: Durability): Promise<EngineFixture>
       providers: { script: createScriptModel },
       override: SCRIPT_MODEL,
     }),
+    ...extra,
   });
   await runtime.start();
 

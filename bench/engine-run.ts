@@ -1,5 +1,6 @@
 // The DESIGN target: one run of the support agent through the engine, every event committed to
 // SQLite before the next step, measured run after run.
+import type { RuntimeOptions } from "@opencomputer/runtime";
 import { type Durability, openEngine } from "./engine-fixture.ts";
 import { type LatencySummary, measure, percentile } from "./stats.ts";
 
@@ -35,8 +36,9 @@ export interface EngineResult extends LatencySummary {
 export async function benchEngine(
   durability: Durability,
   opts: { warmup: number; runs: number },
+  extra: Partial<RuntimeOptions> = {},
 ): Promise<EngineResult> {
-  const engine = await openEngine(durability);
+  const engine = await openEngine(durability, extra);
   try {
     const total = opts.warmup + opts.runs;
     const creates = new Float64Array(total);

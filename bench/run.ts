@@ -11,14 +11,25 @@ import { cpus, tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { benchCluster, type ClusterResult, clusterTable } from "./cluster.ts";
 import { benchConcurrent, type ConcurrentResult } from "./concurrent-sessions.ts";
 import { benchEngine, type EngineResult } from "./engine-run.ts";
+import { benchEngineWorker } from "./engine-worker.ts";
 import { benchAiSdk, benchBare } from "./peers.ts";
 import { concurrentTable, latencyTable, phaseTable, type Ratio, ratioTable } from "./report.ts";
 import { loadScenario } from "./scenario.ts";
 import { collectGarbage, gcExposed, type LatencySummary } from "./stats.ts";
 
-const BENCHMARKS = ["bare", "ai-sdk", "engine", "engine-full", "concurrent", "build"] as const;
+const BENCHMARKS = [
+  "bare",
+  "ai-sdk",
+  "engine",
+  "engine-full",
+  "engine-worker",
+  "concurrent",
+  "build",
+  "cluster",
+] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
 const DESCRIPTIONS: Record<BenchName, string> = {
@@ -26,8 +37,10 @@ const DESCRIPTIONS: Record<BenchName, string> = {
   "ai-sdk": "AI SDK 6 generateText + MockLanguageModelV3, stepCountIs(5), in memory",
   engine: "engine on SQLite (WAL, durability normal): create → sendTurn → waitForTurn",
   "engine-full": "the same with durability full (fsync on every commit)",
+  "engine-worker": "engine with the agent's code in a worker process (IPC per render and call)",
   concurrent: "sessions started together in one process, then all awaited",
   build: "opencomputer build, cold: examples/support and 20 agents × 10 tools (its own report)",
+  cluster: "1, 2, 4 runtime processes on one private PostgreSQL (and SQLite): turns/s, commits",
 };
 
 /** The build benchmark measures fresh processes, so it runs as its own script. */
@@ -127,6 +140,9 @@ function ratios(latency: Partial<Record<BenchName, LatencySummary>>): Ratio[] {
   if (aiSdk && bare) out.push({ name: "ai-sdk p50 / bare p50", value: aiSdk.p50Us / bare.p50Us });
   if (full && engine)
     out.push({ name: "engine-full p50 / engine p50", value: full.p50Us / engine.p50Us });
+  const worker = latency["engine-worker"];
+  if (worker && engine)
+    out.push({ name: "engine-worker p50 / engine p50", value: worker.p50Us / engine.p50Us });
   return out;
 }
 
@@ -152,6 +168,7 @@ async function main() {
   const latency: Partial<Record<BenchName, LatencySummary | EngineResult>> = {};
   let concurrent: ConcurrentResult | null = null;
   let buildReport: string | null = null;
+  let cluster: ClusterResult | null = null;
 
   for (const name of BENCHMARKS) {
     if (!opts.only.has(name)) continue;
@@ -162,7 +179,9 @@ async function main() {
     else if (name === "ai-sdk") latency["ai-sdk"] = await benchAiSdk(scenario, sizes);
     else if (name === "engine") latency.engine = await benchEngine("normal", sizes);
     else if (name === "engine-full") latency["engine-full"] = await benchEngine("full", sizes);
+    else if (name === "engine-worker") latency["engine-worker"] = await benchEngineWorker(sizes);
     else if (name === "build") buildReport = benchBuild();
+    else if (name === "cluster") cluster = await benchCluster();
     else concurrent = await benchConcurrent(opts.sessions);
     console.log(`${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
@@ -175,6 +194,7 @@ async function main() {
   if (computed.length > 0) console.log(`${ratioTable(computed)}\n`);
   if (concurrent) console.log(`${concurrentTable(concurrent)}\n`);
   if (buildReport) console.log(`${buildReport}\n`);
+  if (cluster) console.log(`${clusterTable(cluster)}\n`);
 
   mkdirSync(dirname(opts.out), { recursive: true });
   const report = {
@@ -184,6 +204,7 @@ async function main() {
     latency,
     ratios: computed,
     concurrent,
+    cluster,
   };
   writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`results written to ${opts.out}`);

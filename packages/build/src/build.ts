@@ -3,8 +3,9 @@
 
 import { performance } from "node:perf_hooks";
 import { analyzeProject, type BuildTimings, type CheckOptions } from "./check.ts";
+import { loadProjectConnections } from "./connections.ts";
 import { type Deployment, deploymentContent, setCurrent, writeDeployment } from "./deployment.ts";
-import type { BuildError } from "./errors.ts";
+import type { BuildError, BuildWarning } from "./errors.ts";
 import { deploymentsDir } from "./project.ts";
 
 export interface BuildOptions extends CheckOptions {
@@ -16,15 +17,21 @@ export interface BuildResult {
   /** One per agent, sorted by agent id; empty when there are errors. */
   deployments: Deployment[];
   errors: BuildError[];
+  /** Reported whether or not the build succeeded; they never stop it. */
+  warnings: BuildWarning[];
   /** Agent ids whose deployment this build created (the others were already on disk). */
   created: string[];
   timings: BuildTimings;
 }
 
 export async function buildProject(dir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  // Connection modules load in their own child, beside the tools' check (connections.ts).
+  const loadingConnections = loadProjectConnections(dir);
   const analysis = await analyzeProject(dir, options);
-  const { project, agents, errors, bundles, timings } = analysis;
-  if (errors.length > 0) return { deployments: [], errors, created: [], timings };
+  const { project, agents, warnings, bundles, timings } = analysis;
+  const connections = await loadingConnections;
+  const errors = [...analysis.errors, ...connections.errors];
+  if (errors.length > 0) return { deployments: [], errors, warnings, created: [], timings };
 
   const started = performance.now();
   const now = (options.now ?? (() => new Date()))();
@@ -35,7 +42,13 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
     const bundle = bundles.get(agent.agentId);
     // No error and no bundle cannot happen: bundling either produced code or reported why not.
     if (!bundle) throw new Error(`internal: no bundle for agent "${agent.agentId}"`);
-    const content = deploymentContent(agent.agentId, agent.tools, agent.resultTool, bundle);
+    const content = deploymentContent(
+      agent.agentId,
+      agent.tools,
+      agent.resultTool,
+      bundle,
+      connections.byAgent.get(agent.agentId),
+    );
     const written = writeDeployment(out, content, bundle, now);
     setCurrent(out, agent.agentId, written.deployment.id);
     deployments.push(written.deployment);
@@ -45,6 +58,7 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
   return {
     deployments,
     errors,
+    warnings,
     created,
     timings: { ...timings, writeMs, totalMs: timings.totalMs + writeMs },
   };

@@ -7,13 +7,14 @@ import { performance } from "node:perf_hooks";
 import { jsonDigest } from "@opencomputer/runtime";
 import { bundleAgent } from "./bundle.ts";
 import type { DeploymentTool, ResultToolRecord } from "./deployment.ts";
-import { type BuildError, sortErrors } from "./errors.ts";
+import { type BuildError, type BuildWarning, sortErrors } from "./errors.ts";
 import type { ModuleGraph } from "./graph.ts";
 import type { LoadedTool } from "./load-protocol.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, type LoadResult, startLoader } from "./load-tools.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
 import { openProject, type Project, relativePath } from "./project.ts";
 import { type AgentState, readSources, type Sources } from "./sources.ts";
+import { strictSchemaWarnings } from "./strict-warnings.ts";
 import type { StaticTool } from "./tools.ts";
 
 export interface CheckOptions {
@@ -47,6 +48,8 @@ export interface BuildTimings {
 export interface CheckResult {
   agents: AgentReport[];
   errors: BuildError[];
+  /** Problems that do not fail the build (e.g. a tool schema OpenAI's strict mode refuses). */
+  warnings: BuildWarning[];
   timings: BuildTimings;
 }
 
@@ -57,8 +60,8 @@ export interface Analysis extends CheckResult {
 }
 
 export async function checkProject(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
-  const { agents, errors, timings } = await analyzeProject(dir, options);
-  return { agents, errors, timings };
+  const { agents, errors, warnings, timings } = await analyzeProject(dir, options);
+  return { agents, errors, warnings, timings };
 }
 
 export async function analyzeProject(dir: string, options: CheckOptions = {}): Promise<Analysis> {
@@ -114,6 +117,7 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
     project,
     agents,
     errors: sortErrors(errors),
+    warnings: sortErrors(strictSchemaWarnings(states, loaded)),
     bundles,
     timings: { parseMs: graph.parseMs, analyzeMs, loadMs, bundleMs, writeMs: 0, totalMs },
   };

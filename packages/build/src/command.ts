@@ -1,11 +1,20 @@
 // `opencomputer build [--dir DIR] [--json]` and `opencomputer doctor [--dir DIR] [--json]`.
 // Errors go to stdout as one JSON array with --json (a program reads one value whatever
-// happened), otherwise to stderr as `file:line:column: code message` lines.
+// happened), otherwise to stderr as `file:line:column: code message` lines. Warnings never
+// change the exit code; they go to stderr as `file:line:column: warning code message` lines in
+// both modes (stdout's JSON array stays errors only), and only when there is no error to fix
+// first.
 
 import { parseArgs } from "node:util";
 import { buildProject } from "./build.ts";
 import { checkProject } from "./check.ts";
-import { type BuildError, formatErrors, sortErrors } from "./errors.ts";
+import {
+  type BuildError,
+  type BuildWarning,
+  formatErrors,
+  formatWarnings,
+  sortErrors,
+} from "./errors.ts";
 
 export interface CommandIO {
   stdout: (text: string) => void;
@@ -53,14 +62,19 @@ export async function runBuildCommand(
   if (doctor) {
     const result = await checkProject(dir, options);
     if (report(result.errors, json, io)) return 1;
+    warn(result.warnings, io);
     for (const agent of result.agents) {
       const result = agent.resultTool ? `, result tool ${agent.resultTool.name}` : "";
-      io.stdout(`${agent.agentId}: ok (${agent.tools.length} tools${result})\n`);
+      // With --json stdout carries only the array, as for build.
+      (json ? io.stderr : io.stdout)(
+        `${agent.agentId}: ok (${agent.tools.length} tools${result})\n`,
+      );
     }
     return 0;
   }
   const result = await buildProject(dir, options);
   if (report(result.errors, json, io)) return 1;
+  warn(result.warnings, io);
   for (const deployment of result.deployments) {
     const state = result.created.includes(deployment.agentId) ? "new" : "unchanged";
     // With --json stdout carries only the array; the summary still reaches a person.
@@ -90,4 +104,10 @@ function report(errors: BuildError[], json: boolean, io: CommandIO): boolean {
     io.stderr(`${formatErrors(sorted)}\n${sorted.length} error${sorted.length === 1 ? "" : "s"}\n`);
   }
   return sorted.length > 0;
+}
+
+function warn(warnings: BuildWarning[], io: CommandIO): void {
+  if (warnings.length === 0) return;
+  const count = `${warnings.length} warning${warnings.length === 1 ? "" : "s"}`;
+  io.stderr(`${formatWarnings(warnings)}\n${count}\n`);
 }

@@ -1,30 +1,23 @@
 // The runtime's AgentResolver over built deployments: `describe` pins an agent's current
 // deployment, `load` imports its bundle once and refuses it (deployment_invalid) when the
 // files changed since the build or the tools that load differ from what the build recorded.
+// `locate` does the same checks without running anything, for a worker process to import it.
 
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { type AgentFunction, OpenComputerError } from "@opencomputer/agent";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   AgentNotFoundError,
   type AgentResolver,
   type LoadedAgent,
   parseAgentRef,
 } from "@opencomputer/runtime";
-import {
-  BUNDLE_FILE,
-  type Deployment,
-  deploymentContent,
-  deploymentId,
-  MANIFEST_FILE,
-  readCurrent,
-  readDeployment,
-} from "./deployment.ts";
-import { assertToolsMatch, type ToolModules } from "./load-check.ts";
+import { readCurrent } from "./deployment.ts";
+import { importDeployment, verifyDeployment } from "./deployment-load.ts";
 import { deploymentsDir } from "./project.ts";
 
-const DEPLOYMENT_ID = /^dep_[0-9a-f]{20}$/;
+/** The module a worker imports to load a deployment (its `loadAgent`). */
+const WORKER_LOADER = fileURLToPath(new URL("./deployment-load.ts", import.meta.url));
 
 export function createDeploymentAgents(projectDir: string): AgentResolver {
   const dir = deploymentsDir(projectDir);
@@ -46,6 +39,20 @@ export function createDeploymentAgents(projectDir: string): AgentResolver {
       }
       return { agentId, deploymentId };
     },
+    async locate(agentId, id) {
+      const { bundleFile } = verifyDeployment(dir, agentId, id);
+      const deploymentDir = dirname(bundleFile);
+      return {
+        agentId,
+        deploymentId: id,
+        projectDir: root,
+        cwd: deploymentDir,
+        loader: WORKER_LOADER,
+        args: { dir, agentId, deploymentId: id },
+        // The bundle holds the project's code; the SDK it imports resolves from the project.
+        readPaths: [deploymentDir, ...projectModules(root)],
+      };
+    },
     load(agentId, id) {
       const key = `${agentId}\0${id}`;
       let promise = loads.get(key);
@@ -60,57 +67,17 @@ export function createDeploymentAgents(projectDir: string): AgentResolver {
   };
 }
 
+function projectModules(root: string): string[] {
+  const dir = join(root, "node_modules");
+  return existsSync(dir) ? [dir] : [];
+}
+
 async function loadDeployment(
   dir: string,
   root: string,
   agentId: string,
   id: string,
 ): Promise<LoadedAgent> {
-  const invalid = (message: string, details: Record<string, unknown> = {}) =>
-    new OpenComputerError("deployment_invalid", `Deployment ${id}: ${message}`, {
-      path: "deploymentId",
-      ...details,
-    });
-  if (!DEPLOYMENT_ID.test(id)) throw invalid("not a deployment id");
-  let deployment: Deployment | undefined;
-  try {
-    deployment = readDeployment(dir, id);
-  } catch (error) {
-    throw invalid(`${MANIFEST_FILE} cannot be read: ${(error as Error).message}`);
-  }
-  if (!deployment) throw invalid(`not found in ${dir}`);
-  if (deployment.agentId !== agentId) {
-    throw invalid(`belongs to agent "${deployment.agentId}", not "${agentId}"`);
-  }
-  const bundleFile = join(dir, id, BUNDLE_FILE);
-  if (!existsSync(bundleFile)) throw invalid(`${BUNDLE_FILE} is missing`);
-  verifyContent(deployment, readFileSync(bundleFile), invalid);
-
-  let mod: { agent?: unknown; toolModules?: ToolModules };
-  try {
-    mod = await import(pathToFileURL(bundleFile).href);
-  } catch (error) {
-    // The agent's own code threw while loading: nothing of it may run.
-    throw invalid(`its bundle failed to load: ${(error as Error)?.message ?? String(error)}`);
-  }
-  if (typeof mod.agent !== "function") throw invalid("the bundle has no agent function");
-  assertToolsMatch(deployment, mod.toolModules ?? {});
-  return { agentId, deploymentId: id, projectDir: root, render: mod.agent as AgentFunction };
-}
-
-/** The id is a digest of the content: files edited after the build no longer match it. */
-function verifyContent(
-  deployment: Deployment,
-  bundle: Uint8Array,
-  invalid: (message: string) => Error,
-): void {
-  const content = deploymentContent(
-    deployment.agentId,
-    deployment.tools,
-    deployment.resultTool,
-    bundle,
-  );
-  if (deploymentId(content, bundle) !== deployment.id) {
-    throw invalid("its files changed after the build (the content no longer matches its id)");
-  }
+  const render = await importDeployment(verifyDeployment(dir, agentId, id));
+  return { agentId, deploymentId: id, projectDir: root, render };
 }

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ToolKind } from "@opencomputer/agent";
+import type { ConnectionDeclaration, ToolKind } from "@opencomputer/agent";
 import { canonicalJson } from "@opencomputer/runtime";
 import type { JsonValue } from "./literal.ts";
 
@@ -39,6 +39,8 @@ export interface Deployment {
   createdAt: string;
   tools: DeploymentTool[];
   resultTool?: ResultToolRecord;
+  /** The connections agent code may call through the egress gateway (absent when none). */
+  connections?: ConnectionDeclaration[];
   bundle: { file: string; digest: string };
 }
 
@@ -50,11 +52,14 @@ export function deploymentContent(
   tools: DeploymentTool[],
   resultTool: ResultToolRecord | undefined,
   bundle: Uint8Array,
+  connections: ConnectionDeclaration[] = [],
 ): DeploymentContent {
   return {
     agentId,
     tools,
     ...(resultTool ? { resultTool } : {}),
+    // Only when present, so deployments without connections keep their ids.
+    ...(connections.length > 0 ? { connections } : {}),
     bundle: { file: BUNDLE_FILE, digest: `sha256:${sha256(bundle)}` },
   };
 }
@@ -94,6 +99,7 @@ export function writeDeployment(
     createdAt: now.toISOString(),
     tools: content.tools,
     ...(content.resultTool ? { resultTool: content.resultTool } : {}),
+    ...(content.connections ? { connections: content.connections } : {}),
     bundle: content.bundle,
   };
   mkdirSync(dir, { recursive: true });

@@ -61,6 +61,34 @@ export interface BuildError {
   column: number;
 }
 
+/**
+ * Problems that do not stop a build: the deployment is written and runs, but something will
+ * work less well than the author may expect.
+ */
+export const BUILD_WARNING_CODES = {
+  tool_schema_not_strict:
+    "a tool's input schema is outside OpenAI's strict-mode subset; OpenAI models get it non-strict",
+} as const;
+
+export type BuildWarningCode = keyof typeof BUILD_WARNING_CODES;
+
+/** A warning, placed like an error (at the tool's defineTool() call), with what it is about. */
+export interface BuildWarning extends BuildError {
+  code: BuildWarningCode;
+  agentId: string;
+  tool: string;
+  /** JSON path into the tool's input schema, e.g. `$.properties.address`. */
+  path: string;
+  reason: string;
+}
+
+/** `file:line:column: warning code message`, one line per warning, in a stable order. */
+export function formatWarnings(warnings: readonly BuildWarning[]): string {
+  return sortErrors(warnings)
+    .map((w) => `${w.file}:${w.line}:${w.column}: warning ${w.code} ${w.message}`)
+    .join("\n");
+}
+
 /** `file:line:column: code message`, one line per error, in a stable order. */
 export function formatErrors(errors: readonly BuildError[]): string {
   return sortErrors(errors)
@@ -69,9 +97,9 @@ export function formatErrors(errors: readonly BuildError[]): string {
 }
 
 /** Sorted by file, line, column, code; exact duplicates (a module shared by agents) dropped. */
-export function sortErrors(errors: readonly BuildError[]): BuildError[] {
+export function sortErrors<T extends BuildError>(errors: readonly T[]): T[] {
   const seen = new Set<string>();
-  const unique: BuildError[] = [];
+  const unique: T[] = [];
   for (const e of errors) {
     const key = `${e.file}\0${e.line}\0${e.column}\0${e.code}\0${e.message}`;
     if (seen.has(key)) continue;

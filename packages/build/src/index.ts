@@ -3,6 +3,12 @@
 
 export { type BuildOptions, type BuildResult, buildProject } from "./build.ts";
 export {
+  type AgentSummary,
+  createDeploymentCatalog,
+  type DeploymentCatalog,
+  type DeploymentSummary,
+} from "./catalog.ts";
+export {
   type AgentReport,
   type BuildTimings,
   type CheckOptions,
@@ -20,9 +26,13 @@ export {
 export { createDeploymentAgents } from "./deployment-agents.ts";
 export {
   BUILD_ERROR_CODES,
+  BUILD_WARNING_CODES,
   type BuildError,
   type BuildErrorCode,
+  type BuildWarning,
+  type BuildWarningCode,
   formatErrors,
+  formatWarnings,
 } from "./errors.ts";
 export { assertToolsMatch, compareTools, type Mismatch, type ToolModules } from "./load-check.ts";
 export { DEFAULT_LOAD_TIMEOUT_MS } from "./load-tools.ts";

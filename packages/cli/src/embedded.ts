@@ -9,6 +9,7 @@ import {
 } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { projectComputers } from "./computers.ts";
+import { projectEgress } from "./egress.ts";
 
 /** The runtime on the embedded default: SQLite at `<dir>/.opencomputer/data.db`. */
 export function openEmbedded(dir: string, agents: (projectDir: string) => AgentResolver) {
@@ -23,7 +24,10 @@ export function openEmbedded(dir: string, agents: (projectDir: string) => AgentR
         process.stderr.write(`warning: computer state not recorded: ${String(error)}\n`),
       );
   });
+  // One-shot sessions run on development: loopback origins and `.env.local` secrets allowed.
+  const egress = projectEgress({ projectDir, devMode: true, store, runtime: () => runtime });
   const runtime = createRuntime({
+    egress: egress.source,
     store,
     builtInTools: computers.tools,
     agents: agents(projectDir),
@@ -37,6 +41,7 @@ export function openEmbedded(dir: string, agents: (projectDir: string) => AgentR
     runtime,
     async close() {
       await runtime.close();
+      await egress.close();
       await computers.close();
       await store.close();
     },

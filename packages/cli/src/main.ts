@@ -2,6 +2,7 @@ import { OpenComputerError } from "@opencomputer/agent";
 import { runBuildCommand } from "@opencomputer/build";
 import { keysCommand } from "./commands/keys.ts";
 import { isRemoteSession, REMOTE_USAGE, remoteCommand } from "./commands/remote/index.ts";
+import { secretsCommand } from "./commands/secrets.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { sessionCommand } from "./commands/session.ts";
 
@@ -24,6 +25,11 @@ Commands:
   keys create [--name N] | keys list [--json] | keys revoke <id>   [--dir DIR]
       API keys, stored hashed in .opencomputer/keys.json (a key is shown once, at create).
       dev and server accept these, plus OPENCOMPUTER_API_KEY(S) from the environment.
+
+  secrets set NAME | secrets list [--json] | secrets remove NAME
+          [--environment development|production] [--dir DIR]
+      Secrets for connections, encrypted in .opencomputer/secrets.json (key: secret.key).
+      set reads the value from stdin or a hidden prompt; no command ever prints a value.
 
 ${REMOTE_USAGE}
 Environment:
@@ -49,6 +55,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serveCommand(rest, "server");
       case "keys":
         return await keysCommand(rest);
+      case "secrets":
+        return await secretsCommand(rest);
       case "build":
         return await runBuildCommand(rest, { doctor: false });
       case "doctor":

@@ -14,18 +14,21 @@ export interface DevServer {
 }
 
 /**
- * Starts `opencomputer dev` on a copy of examples/support (inside the repository, so its
+ * Starts `opencomputer dev` on a copy of a project (examples/support unless `source` says
+ * otherwise; the copy is inside the repository, so its
  * `@opencomputer/agent` import resolves as a user's would) with the scripted model, and
  * resolves with the URL and key it prints.
  */
-export function startDev(name: string): Promise<DevServer> {
+export function startDev(
+  name: string,
+  source = join(repo, "examples/support"),
+  model = "script/demo",
+): Promise<DevServer> {
   const project = join(repo, "test-output", `${name}-${process.pid}`);
   mkdirSync(project, { recursive: true });
-  cpSync(join(repo, "examples/support/opencomputer"), join(project, "opencomputer"), {
-    recursive: true,
-  });
+  cpSync(join(source, "opencomputer"), join(project, "opencomputer"), { recursive: true });
   const child = spawn(process.execPath, [bin, "dev", "--dir", project, "--port", "0"], {
-    env: { ...process.env, OPENCOMPUTER_MODEL: "script/demo", OPENCOMPUTER_API_KEY: "" },
+    env: { ...process.env, OPENCOMPUTER_MODEL: model, OPENCOMPUTER_API_KEY: "" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const stop = () => {

@@ -23,14 +23,26 @@ async function cli(args: string[]) {
 describe("opencomputer keys", () => {
   it("creates a key shown once and stored hashed, lists without secrets, revokes", async () => {
     mkdirSync(dir, { recursive: true });
-    const created = await cli(["keys", "create", "--dir", dir, "--name", "ci"]);
+    const created = await cli([
+      "keys",
+      "create",
+      "--dir",
+      dir,
+      "--name",
+      "ci",
+      "--project",
+      "team-b",
+    ]);
     expect(created.code).toBe(0);
     const [idLine, key] = created.stdout.trim().split("\n");
     const id = idLine!.split("\t")[0]!;
     expect(key).toMatch(/^oc_/);
     expect(readFileSync(join(dir, ".opencomputer/keys.json"), "utf8")).not.toContain(key!);
     const listed = JSON.parse((await cli(["keys", "list", "--dir", dir, "--json"])).stdout);
-    expect(listed).toEqual([{ id, name: "ci", createdAt: expect.any(String), revokedAt: null }]);
+    expect(listed).toEqual([
+      { id, name: "ci", projectId: "team-b", createdAt: expect.any(String), revokedAt: null },
+    ]);
+    expect((await cli(["keys", "create", "--dir", dir, "--project", "Bad Project"])).code).toBe(1);
     expect((await cli(["keys", "revoke", id, "--dir", dir])).code).toBe(0);
     expect(
       JSON.parse((await cli(["keys", "list", "--dir", dir, "--json"])).stdout)[0].revokedAt,

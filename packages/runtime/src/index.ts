@@ -1,12 +1,24 @@
-export type { AgentResolver, LoadedAgent } from "./agents/resolver.ts";
+export {
+  type AgentExecution,
+  type AgentHandle,
+  type CodeOutcome,
+  type Egress,
+  type ExecutionMode,
+  type RenderedAgent,
+  type ToolDescriptor,
+  WorkerLostError,
+} from "./agents/execution.ts";
+export { createInProcessExecution } from "./agents/in-process.ts";
+export type { AgentLocation, AgentResolver, LoadedAgent } from "./agents/resolver.ts";
 export { AgentNotFoundError, createSourceAgents, parseAgentRef } from "./agents/source-agents.ts";
 export { createStaticAgents, type StaticAgentsOptions } from "./agents/static-agents.ts";
 export { canonicalJson, jsonDigest } from "./digest.ts";
 export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
 export type { BuiltInResult, BuiltInTool, BuiltInToolContext } from "./engine/built-in-tool.ts";
 export type { ComputerChange } from "./engine/computer-record.ts";
-export type { Logger } from "./engine/context.ts";
+export type { EgressRequest, EgressSource, Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
+export { Notifier } from "./engine/notifier.ts";
 export { RESULT_LIMIT_BYTES } from "./engine/result-commit.ts";
 export {
   createRuntime,
@@ -16,25 +28,45 @@ export {
   type SendTurnResult,
 } from "./engine/runtime.ts";
 export type { ListSessionsOptions, SessionListRow } from "./engine/session-list.ts";
-export type { CreateSessionOptions } from "./engine/session-options.ts";
+export { type CreateSessionOptions, PROJECT_ID } from "./engine/session-options.ts";
 export { TOOL_OUTPUT_LIMIT_BYTES } from "./engine/tool-call.ts";
 export type { SessionView, TurnView } from "./engine/view.ts";
+export {
+  queuesWork,
+  type SessionSignal,
+  SignalFanout,
+  type SignalListener,
+  type WorkSignal,
+} from "./engine/work-signal.ts";
 export { newId } from "./ids.ts";
 export { ModelError, toModelError } from "./models/model-error.ts";
 export {
+  MODEL_PROVIDED_TOOL_IDS,
+  providerToolsOf,
+  WEB_SEARCH_ID,
+  withProviderTools,
+} from "./models/provider-tools.ts";
+export {
+  type AnthropicConfig,
   anthropicProvider,
   DEFAULT_RETRY,
   defaultProviders,
   type Env,
   isContextOverflow,
+  isStrictSchema,
   OLLAMA_BASE_URL,
   type OpenAICompatibleConfig,
+  type OpenAIConfig,
   ollamaProvider,
   openaiCompatibleProvider,
   openaiProvider,
   type ProviderConfig,
   type RetryOptions,
   redact,
+  STRICT_LIMITS,
+  STRICT_STRING_FORMATS,
+  type StrictSchemaIssue,
+  strictSchemaIssues,
   toProviderError,
   withRetries,
 } from "./models/providers/index.ts";
@@ -50,3 +82,19 @@ export { createScriptModel } from "./models/script-model.ts";
 export { StoreError } from "./store/errors.ts";
 export type * from "./store/port.ts";
 export type * from "./store/records.ts";
+export {
+  type BwrapLauncherOptions,
+  bwrapAvailable,
+  bwrapLauncher,
+} from "./worker/bwrap-launcher.ts";
+export type { ExecutionOption, WorkerSettings } from "./worker/execution-option.ts";
+export {
+  createWorkerExecution,
+  type WorkerExecutionOptions,
+  workerEnv,
+} from "./worker/worker-execution.ts";
+export {
+  DEFAULT_TIMINGS,
+  type WorkerLauncher,
+  type WorkerTimings,
+} from "./worker/worker-process.ts";

@@ -6,10 +6,13 @@ import { HttpError } from "./errors.ts";
 import { errorResponse } from "./respond.ts";
 import { notFound, Router } from "./router.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
+import { type Catalog, catalogRoutes } from "./routes/catalog.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { resultRoutes } from "./routes/results.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { turnRoutes } from "./routes/turns.ts";
+import { checkScope } from "./scope.ts";
+import { type ConsoleOptions, createConsoleFiles } from "./static.ts";
 
 export interface HandlerOptions {
   runtime: Pick<Runtime, "sessions" | "approvals">;
@@ -20,6 +23,10 @@ export interface HandlerOptions {
   pollMs?: number;
   /** SSE heartbeat comment interval (default 15 s). */
   heartbeatMs?: number;
+  /** Serves `GET /agents`, `/deployments`, `/deployments/<id>` (e.g. @opencomputer/build's catalog). */
+  catalog?: Catalog;
+  /** Serves the built web console at `/console/` (static files only need no key; see static.ts). */
+  console?: ConsoleOptions;
   /** Called with every unexpected error (the client only sees a generic 500). */
   onError?: (error: unknown) => void;
 }
@@ -47,9 +54,13 @@ export function createHandler(options: HandlerOptions): Handler {
   eventRoutes(router, ctx);
   resultRoutes(router, ctx);
   approvalRoutes(router, ctx);
+  if (options.catalog) catalogRoutes(router, options.catalog);
 
+  const consoleFiles = options.console ? createConsoleFiles(options.console) : null;
   return async (request) => {
     try {
+      const file = consoleFiles && (await consoleFiles(request));
+      if (file) return file;
       const key = request.headers.get("x-api-key");
       const principal = key ? await options.auth.verify(key) : null;
       if (!principal) throw new HttpError("unauthorized", "Missing or unknown x-api-key");
@@ -68,7 +79,8 @@ export function createHandler(options: HandlerOptions): Handler {
         response.headers.set("allow", match.allow.join(", "));
         return response;
       }
-      return await match.handler(request, match.params, url);
+      await checkScope(ctx, url.pathname, match.params, principal.projectId);
+      return await match.handler(request, match.params, url, principal);
     } catch (error) {
       return errorResponse(error, log);
     }

@@ -1,7 +1,17 @@
 import { HttpError } from "./errors.ts";
 
 export type Params = Record<string, string>;
-export type RouteHandler = (request: Request, params: Params, url: URL) => Promise<Response>;
+/** Who is calling: the project their API key belongs to. */
+export interface Principal {
+  projectId: string;
+}
+
+export type RouteHandler = (
+  request: Request,
+  params: Params,
+  url: URL,
+  principal: Principal,
+) => Promise<Response>;
 
 interface Route {
   method: string;

@@ -9,9 +9,13 @@ export function frame(event: EventRecord): string {
 }
 
 /**
- * The session's events after `after`, then live ones, as SSE. The store is the only source: the
- * in-process subscription and a fallback poll (for writes by other processes) only wake the
- * reader, and the cursor advances by seq, so there is never a gap or a duplicate.
+ * The session's events after `after`, then live ones, as SSE. The store is the only source:
+ * signals only wake the reader, which then reads after its cursor; the cursor advances by seq,
+ * so there is never a gap or a duplicate, whichever process wrote the events.
+ * What wakes it: when the runtime's signal reaches every process (PostgreSQL LISTEN/NOTIFY,
+ * `watchesAllProcesses`), that signal alone — a commit anywhere, or a resync after missed
+ * notifications — and nothing polls. Otherwise this process's own commits plus a fallback poll
+ * every `pollMs` for writes by other processes.
  * Pull-based, so a slow client holds back reading instead of growing a buffer.
  */
 export function eventStream(
@@ -30,7 +34,13 @@ export function eventStream(
     dirty = true;
     wake?.();
   };
-  const unsubscribe = ctx.sessions.subscribe(sessionId, notify);
+  const shared = ctx.sessions.watchesAllProcesses === true;
+  const unsubscribe = shared
+    ? ctx.sessions.watch(sessionId, (lastSeq) => {
+        // A commit at or below the cursor (e.g. our own page, heard again) needs no read.
+        if (lastSeq === null || lastSeq > cursor) notify();
+      })
+    : ctx.sessions.subscribe(sessionId, notify);
   signal.addEventListener("abort", notify, { once: true });
 
   const sleep = (ms: number) =>
@@ -47,15 +57,21 @@ export function eventStream(
   let cancelled = false;
 
   /** The next chunk to send (frames or a heartbeat); `null` once the client has gone. */
+  // Whether the store may hold events past the cursor: after a page (a full one may have a
+  // successor) or a wake-up. With a shared signal nothing else makes the stream read.
+  let unread = true;
   async function next(): Promise<string | null> {
     for (;;) {
       if (signal.aborted || cancelled) return null;
+      const read = !shared || dirty || unread;
       dirty = false;
-      const page = pending ?? (await ctx.sessions.events(sessionId, cursor));
+      unread = false;
+      const page = pending ?? (read ? await ctx.sessions.events(sessionId, cursor) : []);
       pending = null;
       if (page.length) {
         cursor = page[page.length - 1]!.seq;
         lastSent = Date.now();
+        unread = true;
         return page.map(frame).join("");
       }
       const idle = Date.now() - lastSent;
@@ -64,7 +80,8 @@ export function eventStream(
         return ": heartbeat\n\n";
       }
       // A notification that arrived during the read means there may be more: read again.
-      if (!dirty) await sleep(Math.min(ctx.pollMs, ctx.heartbeatMs - idle));
+      const wait = ctx.heartbeatMs - idle;
+      if (!dirty) await sleep(shared ? wait : Math.min(ctx.pollMs, wait));
     }
   }
 

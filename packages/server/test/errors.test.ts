@@ -108,6 +108,7 @@ describe("routing and bodies", () => {
       runtime: {
         sessions: {
           ...s.runtime.sessions,
+          projectOf: async () => "default",
           get: async () => {
             throw new Error("SQLITE_CORRUPT at /secret/path");
           },

@@ -28,4 +28,18 @@ describe("API keys in a key file", () => {
     expect(file.list()[0]!.revokedAt).not.toBeNull();
     expect(() => file.revoke("key_missing")).toThrow(/No key key_missing/);
   });
+
+  it("map each key to its own project", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "oc-keys-"));
+    dirs.push(dir);
+    const path = join(dir, "keys.json");
+    const file = new KeyFile(path);
+    const auth = createKeyFileAuth(path, ["env-key"], "ops");
+    const a = file.create("a");
+    const b = file.create("b", "team-b");
+    expect(await auth.verify(a.key)).toEqual({ projectId: "default" });
+    expect(await auth.verify(b.key)).toEqual({ projectId: "team-b" });
+    expect(await auth.verify("env-key")).toEqual({ projectId: "ops" });
+    expect(() => file.create("c", "Not A Project")).toThrow(/project: must match/);
+  });
 });

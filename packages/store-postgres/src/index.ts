@@ -1,3 +1,9 @@
+export { channelFor } from "./notify.ts";
+export {
+  createPostgresSignal,
+  PostgresSignal,
+  type PostgresSignalOptions,
+} from "./pg-signal.ts";
 export {
   createPostgresStore,
   PostgresStore,

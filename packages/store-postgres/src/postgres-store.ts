@@ -23,6 +23,7 @@ import pg from "pg";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
 import { nextLease, RELEASE_LEASE, RENEW_LEASE, WRITE_LEASE } from "./lease.ts";
+import { channelFor, notifyCommit, RELEASE_LEASE_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
 import {
   EVENT_COLUMNS,
@@ -58,6 +59,12 @@ export interface PostgresStoreOptions {
    * digits and `_`). Default: the connection's default (usually `public`).
    */
   schema?: string;
+  /**
+   * NOTIFY every commit that appends events on the schema's channel, for other processes'
+   * `createPostgresSignal` (default true; false saves a round trip per write for a store
+   * used by one process only).
+   */
+  notify?: boolean;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -68,7 +75,11 @@ export class PostgresStore implements Store {
   private closed = false;
 
   /** Use `createPostgresStore`, which also migrates the schema. */
-  constructor(readonly pool: pg.Pool) {}
+  constructor(
+    readonly pool: pg.Pool,
+    /** The NOTIFY channel (notify.ts), or null to send none. */
+    readonly channel: string | null = null,
+  ) {}
 
   async createSession(
     session: SessionRecord,
@@ -79,10 +90,10 @@ export class PostgresStore implements Store {
         `INSERT INTO sessions (id, agent_id, deployment_id, environment, status, source, labels,
            label_index, execution_mode, result, question, runtime, revision, last_seq,
            idempotency_key, lease_runtime_id, lease_epoch, lease_expires_at, created_at,
-           updated_at)
+           updated_at, project_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-           $18, $19, $20)
-         ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
+           $18, $19, $20, $21)
+         ON CONFLICT (project_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
         [
           session.id,
           session.agentId,
@@ -104,13 +115,17 @@ export class PostgresStore implements Store {
           session.lease?.expiresAt ?? null,
           session.createdAt,
           session.updatedAt,
+          session.projectId,
         ],
       );
       if (inserted.rowCount === 0) {
         // The key is taken. ON CONFLICT waited for a concurrent creator to commit, so this
         // new statement sees its row (READ COMMITTED: a fresh snapshot per statement).
-        const existing = await this.readSession(tx, "idempotency_key", session.idempotencyKey!);
-        return { session: existing!, created: false };
+        const { rows } = await tx.query<SessionRow>(
+          `SELECT ${SESSION_COLUMNS} FROM sessions WHERE project_id = $1 AND idempotency_key = $2`,
+          [session.projectId, session.idempotencyKey],
+        );
+        return { session: sessionFromRow(rows[0]!), created: false };
       }
       await appendEvents(tx, session.id, 0, new Date().toISOString(), events);
       return { session: (await this.readSession(tx, "id", session.id))!, created: true };
@@ -118,9 +133,11 @@ export class PostgresStore implements Store {
   }
 
   async apply(sessionId: string, batch: WriteBatch): Promise<EventRecord[]> {
-    return this.transaction(async (tx) =>
-      writeBatch(tx, sessionId, await lockSession(tx, sessionId), batch),
-    );
+    return this.transaction(async (tx) => {
+      const events = await writeBatch(tx, sessionId, await lockSession(tx, sessionId), batch);
+      if (this.channel !== null) await notifyCommit(tx, this.channel, sessionId, events);
+      return events;
+    });
   }
 
   async acquireLease(
@@ -151,6 +168,7 @@ export class PostgresStore implements Store {
       await tx.query(WRITE_LEASE, [sessionId, lease.runtimeId, lease.epoch, lease.expiresAt]);
       const leased = { ...locked, holder: lease.runtimeId, epoch: lease.epoch };
       const events = await writeBatch(tx, sessionId, leased, { ...batch, fence: lease });
+      if (this.channel !== null) await notifyCommit(tx, this.channel, sessionId, events);
       return { lease, events };
     });
   }
@@ -172,12 +190,9 @@ export class PostgresStore implements Store {
   }
 
   async releaseLease(sessionId: string, lease: Lease): Promise<void> {
-    await this.pool.query(RELEASE_LEASE, [
-      sessionId,
-      lease.runtimeId,
-      lease.epoch,
-      lease.expiresAt,
-    ]);
+    const params = [sessionId, lease.runtimeId, lease.epoch, lease.expiresAt];
+    if (this.channel === null) await this.pool.query(RELEASE_LEASE, params);
+    else await this.pool.query(RELEASE_LEASE_AND_NOTIFY, [...params, this.channel]);
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
@@ -191,6 +206,7 @@ export class PostgresStore implements Store {
       params.push(value);
       return `$${params.length}`;
     };
+    if (filter.projectId !== undefined) where.push(`project_id = ${param(filter.projectId)}`);
     if (filter.agentId !== undefined) where.push(`agent_id = ${param(filter.agentId)}`);
     if (filter.status !== undefined) where.push(`status = ${param(filter.status)}`);
     if (filter.labels !== undefined && Object.keys(filter.labels).length > 0) {
@@ -374,7 +390,7 @@ export class PostgresStore implements Store {
 
   private async readSession(
     db: pg.Pool | Tx,
-    column: "id" | "idempotency_key",
+    column: "id",
     value: string,
   ): Promise<SessionRecord | undefined> {
     const { rows } = await db.query<SessionRow>(
@@ -427,5 +443,5 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     await pool.end();
     throw error;
   }
-  return new PostgresStore(pool);
+  return new PostgresStore(pool, options.notify === false ? null : channelFor(schema));
 }

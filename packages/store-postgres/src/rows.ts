@@ -20,6 +20,7 @@ export function toJson(value: unknown): string {
 
 export interface SessionRow {
   id: string;
+  project_id: string;
   agent_id: string;
   deployment_id: string;
   environment: string;
@@ -40,13 +41,14 @@ export interface SessionRow {
   updated_at: string;
 }
 
-export const SESSION_COLUMNS = `id, agent_id, deployment_id, environment, status, source, labels,
+export const SESSION_COLUMNS = `id, project_id, agent_id, deployment_id, environment, status, source, labels,
   execution_mode, result, question, runtime, revision, last_seq, idempotency_key,
   lease_runtime_id, lease_epoch, lease_expires_at, created_at, updated_at`;
 
 export function sessionFromRow(r: SessionRow): SessionRecord {
   return {
     id: r.id,
+    projectId: r.project_id,
     agentId: r.agent_id,
     deploymentId: r.deployment_id,
     environment: r.environment,

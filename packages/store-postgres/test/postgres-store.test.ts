@@ -32,6 +32,7 @@ const OLD = "2020-01-01T00:00:00.000Z";
 function sessionRecord(id: string): SessionRecord {
   return {
     id,
+    projectId: "default",
     agentId: "agent_a",
     deploymentId: "dep_1",
     environment: "production",

@@ -20,6 +20,7 @@ export function fromJson<T>(text: string): T {
 
 export interface SessionRow {
   id: string;
+  project_id: string;
   agent_id: string;
   deployment_id: string;
   environment: string;
@@ -43,6 +44,7 @@ export interface SessionRow {
 export function sessionFromRow(r: SessionRow): SessionRecord {
   return {
     id: r.id,
+    projectId: r.project_id,
     agentId: r.agent_id,
     deploymentId: r.deployment_id,
     environment: r.environment,
@@ -87,13 +89,15 @@ export function sessionParams(s: SessionRecord, lastSeq: number): unknown[] {
     s.lease?.expiresAt ?? null,
     s.createdAt,
     s.updatedAt,
+    s.projectId,
   ];
 }
 
 export const INSERT_SESSION = `INSERT INTO sessions (id, agent_id, deployment_id, environment,
   status, source, labels, execution_mode, result, question, runtime, revision, last_seq,
-  idempotency_key, lease_runtime_id, lease_epoch, lease_expires_at, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  idempotency_key, lease_runtime_id, lease_epoch, lease_expires_at, created_at, updated_at,
+  project_id)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export interface TurnRow {
   session_id: string;

@@ -117,8 +117,18 @@ CREATE TABLE events (
 ) WITHOUT ROWID;
 `;
 
+// Sessions belong to a project (an API key sees only its own). Idempotency keys become unique
+// per project, so one project's key can never replay another project's session.
+const PROJECTS_V3 = `
+ALTER TABLE sessions ADD COLUMN project_id TEXT NOT NULL DEFAULT 'default';
+DROP INDEX sessions_idempotency_key;
+CREATE UNIQUE INDEX sessions_idempotency_key ON sessions (project_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE INDEX sessions_by_project_created ON sessions (project_id, created_at DESC, id DESC);
+`;
+
 /** Migration n (1-based) brings a database from user_version n-1 to n. Append only. */
-export const MIGRATIONS: readonly string[] = [V1, APPROVALS_V2];
+export const MIGRATIONS: readonly string[] = [V1, APPROVALS_V2, PROJECTS_V3];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -187,6 +187,10 @@ export class SqliteStore implements Store {
   async listSessions(filter: SessionFilter): Promise<SessionRecord[]> {
     let sql = "SELECT * FROM sessions WHERE 1 = 1";
     const params: unknown[] = [];
+    if (filter.projectId !== undefined) {
+      sql += " AND project_id = ?";
+      params.push(filter.projectId);
+    }
     if (filter.agentId !== undefined) {
       sql += " AND agent_id = ?";
       params.push(filter.agentId);
@@ -365,8 +369,8 @@ export class SqliteStore implements Store {
   ): { session: SessionRecord; created: boolean } {
     if (session.idempotencyKey !== null) {
       const row = this.statements
-        .get("SELECT * FROM sessions WHERE idempotency_key = ?")
-        .get(session.idempotencyKey) as SessionRow | undefined;
+        .get("SELECT * FROM sessions WHERE project_id = ? AND idempotency_key = ?")
+        .get(session.projectId, session.idempotencyKey) as SessionRow | undefined;
       if (row !== undefined) return { session: sessionFromRow(row), created: false };
     }
     this.statements.get(INSERT_SESSION).run(sessionParams(session, events.length));

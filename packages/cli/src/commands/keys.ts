@@ -8,7 +8,10 @@ export function keyFilePath(projectDir: string): string {
   return join(resolve(projectDir), ".opencomputer", "keys.json");
 }
 
-/** `opencomputer keys create [--name N] | list [--json] | revoke <id>` (all take `--dir`). */
+/**
+ * `opencomputer keys create [--name N] [--project P] | list [--json] | revoke <id>` (all take
+ * `--dir`). A key sees only its project's sessions; the default project is `default`.
+ */
 export async function keysCommand(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   let parsed: ReturnType<typeof parse>;
@@ -20,8 +23,11 @@ export async function keysCommand(argv: string[]): Promise<number> {
   const file = new KeyFile(keyFilePath(parsed.values.dir ?? "."));
   switch (action) {
     case "create": {
-      const { key, stored } = file.create(parsed.values.name ?? "default");
-      process.stdout.write(`${stored.id}\t${stored.name}\n${key}\n`);
+      const { key, stored } = file.create(
+        parsed.values.name ?? "default",
+        parsed.values.project ?? "default",
+      );
+      process.stdout.write(`${stored.id}\t${stored.name}\t${stored.projectId}\n${key}\n`);
       process.stderr.write("Keep this key: it is stored hashed and cannot be shown again.\n");
       return 0;
     }
@@ -32,7 +38,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
       else
         for (const k of keys)
           process.stdout.write(
-            `${k.id}\t${k.name}\t${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`,
+            `${k.id}\t${k.name}\t${k.projectId ?? "default"}\t${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`,
           );
       return 0;
     }
@@ -46,7 +52,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
     default:
       throw new OpenComputerError(
         "usage",
-        "keys create [--name N] | keys list [--json] | keys revoke <id>",
+        "keys create [--name N] [--project P] | keys list [--json] | keys revoke <id>",
       );
   }
 }
@@ -55,6 +61,11 @@ function parse(argv: string[]) {
   return parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { dir: { type: "string" }, name: { type: "string" }, json: { type: "boolean" } },
+    options: {
+      dir: { type: "string" },
+      name: { type: "string" },
+      project: { type: "string" },
+      json: { type: "boolean" },
+    },
   });
 }

@@ -3,18 +3,24 @@ import { existsSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
-import { buildProject, createDeploymentAgents, formatErrors } from "@opencomputer/build";
+import {
+  buildProject,
+  createDeploymentAgents,
+  createDeploymentCatalog,
+  formatErrors,
+} from "@opencomputer/build";
+import { consoleDistDir } from "@opencomputer/console";
 import {
   createModelResolver,
   createRuntime,
   createScriptModel,
   defaultProviders,
-  type Store,
 } from "@opencomputer/runtime";
 import { createHandler, createKeyFileAuth, KeyFile, serve } from "@opencomputer/server";
-import { createPostgresStore } from "@opencomputer/store-postgres";
-import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { projectComputers } from "../computers.ts";
+import { projectEgress } from "../egress.ts";
+import { cliExecution } from "../execution.ts";
+import { openStore } from "../store-url.ts";
 import { keyFilePath } from "./keys.ts";
 
 /**
@@ -49,10 +55,8 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   };
   if (!(await build())) return 1;
 
-  const storeUrl = values.store ?? join(projectDir, ".opencomputer", "data.db");
-  const store: Store & { close(): Promise<void> } = /^postgres(ql)?:\/\//.test(storeUrl)
-    ? await createPostgresStore({ connectionString: storeUrl })
-    : createSqliteStore({ path: storeUrl });
+  const opened = await openStore(values.store ?? join(projectDir, ".opencomputer", "data.db"));
+  const { store } = opened;
   const computers = projectComputers(projectDir, (sessionId, change) => {
     void runtime.sessions
       .recordComputer(sessionId, change)
@@ -60,10 +64,19 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
         process.stderr.write(`warning: computer state not recorded: ${String(error)}\n`),
       );
   });
+  const egress = projectEgress({
+    projectDir,
+    devMode: mode === "dev",
+    store,
+    runtime: () => runtime,
+  });
   const runtime = createRuntime({
+    ...opened.runtimeOptions,
+    egress: egress.source,
     store,
     builtInTools: computers.tools,
     agents: createDeploymentAgents(projectDir),
+    ...cliExecution(projectDir).options,
     models: createModelResolver({
       providers: { ...defaultProviders(), script: createScriptModel },
     }),
@@ -87,8 +100,11 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
     );
   }
   const auth = createKeyFileAuth(keyFilePath(projectDir), envKeys);
-  const served = await serve(createHandler({ runtime, auth }), { port });
+  const catalog = createDeploymentCatalog(projectDir);
+  const handler = createHandler({ runtime, auth, catalog, console: { dir: consoleDistDir } });
+  const served = await serve(handler, { port });
   process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
+  process.stdout.write(`Console: ${served.url}/console/\n`);
   if (printKey) process.stdout.write(`API key: ${printKey}\n`);
 
   let watcher: ReturnType<typeof watch> | undefined;
@@ -106,8 +122,9 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   watcher?.close();
   await served.close();
   await runtime.close();
+  await egress.close();
   await computers.close();
-  await store.close();
+  await opened.close();
   return 0;
 }
 

@@ -3,11 +3,22 @@ import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
 import { buildProject, createDeploymentAgents, formatErrors } from "@opencomputer/build";
 import type { EventRecord } from "@opencomputer/runtime";
+import { ApiClient } from "../client.ts";
 import { openEmbedded } from "../embedded.ts";
 import { formatEvent } from "../format.ts";
+import type { OneShotBackend } from "../one-shot/backend.ts";
+import { embeddedBackend } from "../one-shot/embedded-backend.ts";
+import { httpBackend } from "../one-shot/http-backend.ts";
+import { Keyboard } from "../one-shot/keyboard.ts";
+import { runOneShot } from "../one-shot/run.ts";
 import { chooseAgent } from "../project.ts";
 
-/** `opencomputer session [--dir DIR] [--agent ID] [--json] "text"` */
+/**
+ * `opencomputer session [--dir DIR] [--agent ID] [--json] [--interactive|--no-interactive] "text"`
+ * Against the server at OPENCOMPUTER_API_URL when it is set, otherwise on the embedded store
+ * (building the project first). In a terminal, questions and approval cards are answered from
+ * the keyboard; `--interactive` does the same with answers piped on stdin.
+ */
 export async function sessionCommand(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -19,10 +30,72 @@ export async function sessionCommand(argv: string[]): Promise<number> {
   const text = positionals.join(" ").trim();
   if (!text)
     throw new OpenComputerError("usage", 'Give the message to send: opencomputer session "text"');
-  const projectDir = resolve(values.dir ?? ".");
   const json = values.json ?? false;
-  const agentId = chooseAgent(projectDir, values.agent);
-  // Sessions run on deployments: build first (unchanged sources give the same deployment).
+  const interactive = values["no-interactive"]
+    ? false
+    : (values.interactive ?? (process.stdin.isTTY === true && !json));
+  const print = (e: EventRecord) =>
+    process.stdout.write(`${json ? JSON.stringify(e) : formatEvent(e)}\n`);
+
+  const opened = process.env.OPENCOMPUTER_API_URL
+    ? await remote(values.agent)
+    : await embedded(resolve(values.dir ?? "."), values.agent, json);
+  if (typeof opened === "number") return opened;
+  const { backend, agentRef } = opened;
+  const keyboard = interactive ? new Keyboard() : undefined;
+  try {
+    const outcome = await runOneShot(backend, {
+      agentRef,
+      text,
+      print,
+      say: (line) => process.stderr.write(`${line}\n`),
+      ...(keyboard ? { keyboard } : {}),
+    });
+    if (json) {
+      process.stdout.write(
+        `${JSON.stringify({ type: "session.summary", session: outcome.sessionId, turn: outcome.status, result: outcome.result, question: outcome.question, pendingApprovals: outcome.pending })}\n`,
+      );
+    } else {
+      process.stdout.write(
+        `\nsession ${outcome.sessionId}: turn ${outcome.status}${outcome.error ? ` (${outcome.error.code}: ${outcome.error.message})` : ""}\n`,
+      );
+      process.stdout.write(
+        `result: ${outcome.result ? JSON.stringify((outcome.result as { data: unknown }).data) : "none"}\n`,
+      );
+      if (outcome.question)
+        process.stdout.write(`waiting for an answer: ${outcome.question.text}\n`);
+      if (outcome.pending.length > 0)
+        process.stdout.write(`waiting for approval: ${outcome.pending.join(", ")}\n`);
+    }
+    return outcome.status === "completed" ? 0 : 1;
+  } finally {
+    keyboard?.close();
+    await backend.close();
+  }
+}
+
+/** A running server: the agent is the one named, or the server's only agent. */
+async function remote(agent: string | undefined) {
+  const api = ApiClient.fromEnv();
+  let agentId = agent;
+  if (!agentId) {
+    const { agents } = await api.get<{ agents: { id: string }[] }>("/agents");
+    if (agents.length !== 1) {
+      throw new OpenComputerError(
+        "usage",
+        agents.length === 0
+          ? `The server at ${api.url} has no agents`
+          : `The server has several agents (${agents.map((a) => a.id).join(", ")}); choose one with --agent`,
+      );
+    }
+    agentId = agents[0]!.id;
+  }
+  return { backend: httpBackend(api) as OneShotBackend, agentRef: `${agentId}@development` };
+}
+
+/** The embedded store: build first (unchanged sources give the same deployment). */
+async function embedded(projectDir: string, agent: string | undefined, json: boolean) {
+  const agentId = chooseAgent(projectDir, agent);
   const built = await buildProject(projectDir);
   if (built.errors.length > 0) {
     if (json)
@@ -30,47 +103,12 @@ export async function sessionCommand(argv: string[]): Promise<number> {
     else process.stderr.write(`${formatErrors(built.errors)}\n`);
     return 1;
   }
-  const embedded = openEmbedded(projectDir, createDeploymentAgents);
-  const print = (e: EventRecord) =>
-    process.stdout.write(`${json ? JSON.stringify(e) : formatEvent(e)}\n`);
-  try {
-    const { runtime } = embedded;
-    await runtime.start();
-    const { session } = await runtime.sessions.create({
-      agentId: `${agentId}@development`,
-      source: "api",
-    });
-    let cursor = 0;
-    let reading = Promise.resolve();
-    const drain = () => {
-      reading = reading.then(async () => {
-        for (const e of await runtime.sessions.events(session.id, cursor)) {
-          cursor = e.seq;
-          print(e);
-        }
-      });
-      return reading;
-    };
-    const unsubscribe = runtime.sessions.subscribe(session.id, () => void drain());
-    const { turnId } = await runtime.sessions.sendTurn(session.id, { source: "user", text });
-    const turn = await runtime.sessions.waitForTurn(session.id, turnId, { timeoutMs: 30 * 60_000 });
-    await drain();
-    unsubscribe();
-    const view = await runtime.sessions.get(session.id);
-    if (json) {
-      process.stdout.write(
-        `${JSON.stringify({ type: "session.summary", session: view.id, turn: turn.status, result: view.result })}\n`,
-      );
-    } else {
-      process.stdout.write(
-        `\nsession ${view.id}: turn ${turn.status}${turn.error ? ` (${turn.error.code}: ${turn.error.message})` : ""}\n`,
-      );
-      process.stdout.write(`result: ${view.result ? JSON.stringify(view.result.data) : "none"}\n`);
-    }
-    return turn.status === "completed" ? 0 : 1;
-  } finally {
-    await embedded.close();
-  }
+  const opened = openEmbedded(projectDir, createDeploymentAgents);
+  await opened.runtime.start();
+  return {
+    backend: embeddedBackend(opened.runtime, () => opened.close()),
+    agentRef: `${agentId}@development`,
+  };
 }
 
 function parse(argv: string[]) {
@@ -81,6 +119,8 @@ function parse(argv: string[]) {
       dir: { type: "string" },
       agent: { type: "string" },
       json: { type: "boolean" },
+      interactive: { type: "boolean" },
+      "no-interactive": { type: "boolean" },
     },
   });
 }

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AgentFunction } from "@opencomputer/agent";
 import { OpenComputerError } from "@opencomputer/agent";
+import { MODULE_LOADER } from "./module-loader.ts";
 import type { AgentResolver, LoadedAgent } from "./resolver.ts";
 
 const AGENT_ID = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -67,6 +68,21 @@ export function createSourceAgents(projectDir: string): AgentResolver {
         deploymentIds.set(agentId, deploymentId);
       }
       return { agentId, deploymentId };
+    },
+    async locate(agentId, deploymentId) {
+      const dir = agentDir(agentId);
+      return {
+        agentId,
+        deploymentId,
+        projectDir: root,
+        cwd: root,
+        loader: MODULE_LOADER,
+        args: { file: join(dir, "agent.ts"), exportName: "default" },
+        // Sources import from anywhere in the project (shared code, its node_modules); the
+        // runtime's own files there (store, keys, computers) stay hidden.
+        readPaths: [root],
+        hidePaths: [join(root, ".opencomputer")],
+      };
     },
     load(agentId, deploymentId) {
       const key = `${agentId}\0${deploymentId}`;

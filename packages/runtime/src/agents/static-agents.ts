@@ -1,4 +1,6 @@
+import { dirname } from "node:path";
 import type { AgentFunction } from "@opencomputer/agent";
+import { MODULE_LOADER } from "./module-loader.ts";
 import type { AgentResolver } from "./resolver.ts";
 import { AgentNotFoundError, parseAgentRef } from "./source-agents.ts";
 
@@ -8,6 +10,11 @@ export interface StaticAgentsOptions {
   agents: Record<string, AgentFunction>;
   /** The deployment id sessions pin (default `static`). */
   deploymentId?: string;
+  /**
+   * Where a worker process finds each agent: a module exporting it under the agent's id. Without
+   * it the agents exist only as functions in this process and cannot run in workers.
+   */
+  modules?: Record<string, string>;
 }
 
 /** Agents given as functions: for embedding the runtime in an application, and for tests. */
@@ -34,6 +41,25 @@ export function createStaticAgents(options: StaticAgentsOptions): AgentResolver 
     },
     async load(agentId) {
       return { agentId, deploymentId, projectDir: options.projectDir, render: find(agentId) };
+    },
+    async locate(agentId) {
+      const file = options.modules?.[agentId];
+      if (!file) {
+        throw new AgentNotFoundError(
+          "agent_not_locatable",
+          `Agent "${agentId}" is a function of this process; give its module in \`modules\` to run it in a worker`,
+          { path: "agentId" },
+        );
+      }
+      return {
+        agentId,
+        deploymentId,
+        projectDir: options.projectDir,
+        cwd: dirname(file),
+        loader: MODULE_LOADER,
+        args: { file, exportName: agentId },
+        readPaths: [dirname(file)],
+      };
     },
   };
 }

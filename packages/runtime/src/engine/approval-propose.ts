@@ -1,11 +1,13 @@
-import type { JsonValue, Tool } from "@opencomputer/agent";
+import type { JsonValue } from "@opencomputer/agent";
+import type { ToolDescriptor } from "../agents/execution.ts";
 import { jsonDigest } from "../digest.ts";
 import { newId } from "../ids.ts";
 import type { ApprovalRecord, ToolCallRecord } from "../store/records.ts";
 import { checkCard } from "./approval-card.ts";
 import { write } from "./context.ts";
+import { egressFor } from "./egress-for.ts";
 import { isFenceRefusal } from "./refusal.ts";
-import { commitFailure } from "./tool-call.ts";
+import { type CallSite, commitFailure } from "./tool-call.ts";
 import { guard, type TurnScope } from "./turn-scope.ts";
 
 /** Sources where nobody is there to approve a write. */
@@ -19,7 +21,8 @@ const NOBODY_TO_ASK = new Set(["playground", "schedule", "webhook"]);
 export async function proposeApproval(
   scope: TurnScope,
   call: ToolCallRecord,
-  tool: Tool,
+  tool: ToolDescriptor,
+  site: CallSite,
 ): Promise<void> {
   if (NOBODY_TO_ASK.has(scope.source)) {
     return commitFailure(
@@ -28,17 +31,13 @@ export async function proposeApproval(
       `${tool.name} waits for a person's approval, but this session (source "${scope.source}") has nobody to ask`,
     );
   }
-  const input = call.input as Record<string, unknown>;
-  let card: unknown;
-  try {
-    card = await tool.preview!({ input, signal: scope.signal });
-  } catch (error) {
-    return commitFailure(
-      scope,
-      call,
-      `${tool.name}'s preview failed: ${(error as Error)?.message ?? String(error)}`,
-    );
-  }
+  const preview = await site.agent.previewTool(site.render, tool.name, {
+    input: call.input as Record<string, unknown>,
+    signal: scope.signal,
+    egress: await egressFor(scope),
+  });
+  if (!preview.ok) return commitFailure(scope, call, preview.message);
+  const card = preview.value;
   const checked = checkCard(card, tool.name);
   if (typeof checked === "string") return commitFailure(scope, call, checked);
   const now = new Date().toISOString();

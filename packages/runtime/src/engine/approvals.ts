@@ -1,9 +1,11 @@
-import { assertJsonCompatible, type JsonValue, renderAgent, type Tool } from "@opencomputer/agent";
+import type { JsonValue } from "@opencomputer/agent";
+import { type AgentHandle, type RenderedAgent, WorkerLostError } from "../agents/execution.ts";
 import { newId } from "../ids.ts";
 import { StoreError } from "../store/errors.ts";
 import type { ApprovalPatch } from "../store/port.ts";
 import type { ApprovalRecord, ApprovalStatus } from "../store/records.ts";
 import { ConflictError, NotFoundError } from "./api-errors.ts";
+import { ASK_ID } from "./ask.ts";
 import { type EngineContext, write } from "./context.ts";
 import { InputError } from "./input.ts";
 
@@ -48,18 +50,30 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
     }
   }
 
-  async function findTool(a: ApprovalRecord): Promise<Tool | string> {
+  type Found = { agent: AgentHandle; render: RenderedAgent };
+
+  async function findTool(a: ApprovalRecord): Promise<Found | string> {
     try {
-      const agent = await ctx.agents.load(a.agentId, a.deploymentId);
-      const turn = await store.getTurn(a.sessionId, a.turnId);
-      if (!turn) return `turn ${a.turnId} is gone`;
+      const [session, turn] = await Promise.all([
+        store.getSession(a.sessionId),
+        store.getTurn(a.sessionId, a.turnId),
+      ]);
+      if (!turn || !session) return `turn ${a.turnId} is gone`;
+      const microvm = session.executionMode === "microvm";
+      const agent = await ctx.execution.open(
+        a.agentId,
+        a.deploymentId,
+        microvm ? "microvm" : "default",
+      );
       // The tool set the proposing turn rendered; apply needs the tool, not the conversation.
-      const render = renderAgent(agent.render, {
+      const render = await agent.render({
         input: turn.input,
-        builtInToolIds: ctx.builtInToolIds,
+        builtInToolIds: microvm
+          ? ctx.builtInToolIds.filter((id) => id !== ASK_ID)
+          : ctx.builtInToolIds,
       });
       const tool = render.tools.find((t) => t.name === a.tool && t.kind === "approval");
-      return tool ?? `${a.tool} is no longer an approval tool of ${a.agentId}`;
+      return tool ? { agent, render } : `${a.tool} is no longer an approval tool of ${a.agentId}`;
     } catch (error) {
       ctx.log.error("approval tool lookup failed", { approvalId: a.id, error: String(error) });
       return `${a.tool} could not be loaded`;
@@ -103,29 +117,48 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
     const timedOut = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), options.applyTimeoutMs);
     });
-    const run = (async () =>
-      tool.apply!({
-        input: a.input as Record<string, unknown>,
-        decision: a.decision!,
-        signal: controller.signal,
-      }))();
+    const egress = await ctx.egress?.({
+      sessionId: a.sessionId,
+      agentId: a.agentId,
+      deploymentId: a.deploymentId,
+      turnId: a.turnId,
+    });
+    const run = tool.agent.applyTool(tool.render, a.tool, {
+      input: a.input as Record<string, unknown>,
+      decision: a.decision!,
+      signal: controller.signal,
+      ...(egress ? { egress } : {}),
+    });
     try {
       const outcome = await Promise.race([run, timedOut]);
       if (outcome === "timeout") {
         controller.abort(new Error("apply timed out"));
         const message = `${a.tool} did not report back within ${options.applyTimeoutMs} ms; it may have happened`;
         await settle("unconfirmed", { error: message }, { approvalId: a.id, message });
-      } else {
-        const value = assertJsonCompatible(outcome === undefined ? null : outcome, "$");
+      } else if (outcome.ok) {
         await settle(
           "applied",
-          { outcome: value, error: null },
-          { approvalId: a.id, outcome: value },
+          { outcome: outcome.value, error: null },
+          { approvalId: a.id, outcome: outcome.value },
+        );
+      } else {
+        await settle(
+          "failed",
+          { error: outcome.message },
+          { approvalId: a.id, message: outcome.message },
         );
       }
     } catch (error) {
-      const message = (error as Error)?.message ?? String(error);
-      await settle("failed", { error: message }, { approvalId: a.id, message });
+      // The process running apply died mid-call: the write may or may not have happened.
+      const lost = error instanceof WorkerLostError;
+      const message = lost
+        ? `The worker running ${a.tool} stopped before it reported back; it may have happened`
+        : ((error as Error)?.message ?? String(error));
+      await settle(
+        lost ? "unconfirmed" : "failed",
+        { error: message },
+        { approvalId: a.id, message },
+      );
     } finally {
       clearTimeout(timer);
     }

@@ -1,4 +1,6 @@
-import type { JsonSchema, JsonValue } from "@opencomputer/agent";
+import type { LanguageModelV3ProviderTool } from "@ai-sdk/provider";
+import { type JsonSchema, type JsonValue, OpenComputerError } from "@opencomputer/agent";
+import { MODEL_PROVIDED_TOOL_IDS } from "../models/provider-tools.ts";
 
 /** What a runtime-provided tool's `execute` gets for one call. */
 export interface BuiltInToolContext {
@@ -25,4 +27,50 @@ export interface BuiltInTool {
   input: JsonSchema;
   execute(context: BuiltInToolContext): Promise<BuiltInResult>;
   onSessionEnd?(sessionId: string): Promise<void>;
+}
+
+/**
+ * An agent selected a built-in id its model cannot serve, e.g. `useTool("web-search")` on a
+ * model whose provider has no server-side web search. The render accepted the id (the model is
+ * only known once the agent has chosen it); the model step refuses it with this error.
+ */
+export class BuiltInUnavailableError extends OpenComputerError {
+  constructor(
+    readonly tool: string,
+    readonly model: string,
+    readonly available: readonly string[],
+  ) {
+    super(
+      "tool_unavailable_for_model",
+      `useTool(${JSON.stringify(tool)}): ${model} has no provider-side ${tool}; it runs on the model provider's servers, so use a model that offers it (anthropic/..., openai/...), or stop selecting it for this model. Built-in tools available with ${model}: ${available.join(", ") || "none"}`,
+      { path: "useTool", tool, model, available: [...available] },
+    );
+  }
+}
+
+/**
+ * The provider tools a step declares for the model-provided ids the render selected (those that
+ * are neither the runtime's own tools nor `ask`), or the error naming the first id the model
+ * lacks together with every built-in id this model can serve.
+ */
+export function providerToolsForStep(
+  selected: readonly string[],
+  runtimeIds: readonly string[],
+  ownTools: ReadonlyMap<string, BuiltInTool>,
+  served: ReadonlyMap<string, LanguageModelV3ProviderTool>,
+  modelId: string,
+): LanguageModelV3ProviderTool[] | BuiltInUnavailableError {
+  const tools: LanguageModelV3ProviderTool[] = [];
+  for (const id of selected) {
+    if (ownTools.has(id) || !MODEL_PROVIDED_TOOL_IDS.includes(id)) continue;
+    const tool = served.get(id);
+    if (!tool) {
+      const available = runtimeIds.filter(
+        (other) => !MODEL_PROVIDED_TOOL_IDS.includes(other) || served.has(other),
+      );
+      return new BuiltInUnavailableError(id, modelId, available);
+    }
+    tools.push(tool);
+  }
+  return tools;
 }

@@ -1,9 +1,23 @@
+import type { AgentExecution, Egress } from "../agents/execution.ts";
 import type { AgentResolver } from "../agents/resolver.ts";
 import type { ModelResolver } from "../models/resolver.ts";
 import type { Store, WriteBatch } from "../store/port.ts";
 import type { EventRecord } from "../store/records.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";
 import type { Notifier } from "./notifier.ts";
+
+/** Who is calling out: the egress token names the session (and the turn, for its events). */
+export interface EgressRequest {
+  sessionId: string;
+  agentId: string;
+  deploymentId: string;
+  turnId?: string;
+}
+
+/** Gives each execution of agent code the gateway URL and a fresh per-session token. */
+export type EgressSource = (
+  request: EgressRequest,
+) => Egress | undefined | Promise<Egress | undefined>;
 
 export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
@@ -14,6 +28,10 @@ export interface Logger {
 export interface EngineContext {
   store: Store;
   agents: AgentResolver;
+  /** Where agent code runs: in this process, or in worker processes (agents/execution.ts). */
+  execution: AgentExecution;
+  /** The egress values sent along with every run / preview / apply; none without a gateway. */
+  egress?: EgressSource;
   models: ModelResolver;
   notifier: Notifier;
   log: Logger;

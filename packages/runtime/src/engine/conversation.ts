@@ -60,8 +60,10 @@ export class Conversation {
         type: string;
         toolCallId: string;
         toolName: string;
+        providerExecuted?: boolean;
       }>) {
-        if (part.type !== "tool-call") continue;
+        // A provider-executed call (web search) carries its result in the assistant message.
+        if (part.type !== "tool-call" || part.providerExecuted) continue;
         const call = this.calls.get(part.toolCallId);
         results.push({
           type: "tool-result",

@@ -2,6 +2,8 @@ import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3Content,
+  LanguageModelV3FinishReason,
+  LanguageModelV3Source,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
 
@@ -9,8 +11,12 @@ import type {
 export const DELTA_INTERVAL_MS = 50;
 
 export interface StepOutput {
+  /** Text and reasoning first, then tool calls and provider-executed results in stream order. */
   content: LanguageModelV3Content[];
   usage: LanguageModelV3Usage;
+  finishReason?: LanguageModelV3FinishReason;
+  /** What the provider cited (e.g. web search results), for titles the results lack. */
+  sources: LanguageModelV3Source[];
 }
 
 export type DeltaSink = (kind: "message" | "reasoning", text: string) => Promise<void>;
@@ -29,7 +35,9 @@ export async function streamStep(
 ): Promise<StepOutput> {
   const { stream } = await model.doStream(options);
   const content: LanguageModelV3Content[] = [];
+  const sources: LanguageModelV3Source[] = [];
   let usage: LanguageModelV3Usage | undefined;
+  let finishReason: LanguageModelV3FinishReason | undefined;
   let text = "";
   let reasoning = "";
   const pending = { message: "", reasoning: "" };
@@ -61,10 +69,15 @@ export async function streamStep(
           pending.reasoning += part.delta;
           break;
         case "tool-call":
+        case "tool-result": // only provider-executed tools (e.g. web search) send results
           content.push(part);
+          break;
+        case "source":
+          sources.push(part);
           break;
         case "finish":
           usage = part.usage;
+          finishReason = part.finishReason;
           break;
         case "error":
           throw part.error;
@@ -85,5 +98,5 @@ export async function streamStep(
   const out: LanguageModelV3Content[] = [];
   if (reasoning) out.push({ type: "reasoning", text: reasoning });
   if (text) out.push({ type: "text", text });
-  return { content: [...out, ...content], usage };
+  return { content: [...out, ...content], usage, finishReason, sources };
 }

@@ -1,4 +1,5 @@
-import { type JsonValue, jsonByteLength, type Tool } from "@opencomputer/agent";
+import { type JsonValue, jsonByteLength } from "@opencomputer/agent";
+import type { ToolDescriptor } from "../agents/execution.ts";
 import { jsonDigest } from "../digest.ts";
 import { newId } from "../ids.ts";
 import { StoreError } from "../store/errors.ts";
@@ -33,7 +34,7 @@ export function schemaDigestOf(schema: object): string {
 export async function commitResult(
   scope: TurnScope,
   call: ToolCallRecord,
-  tool: Tool,
+  tool: ToolDescriptor,
   data: JsonValue,
 ) {
   const output = tool.output as object;

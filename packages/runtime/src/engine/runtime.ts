@@ -1,5 +1,6 @@
 import type { AgentResolver } from "../agents/resolver.ts";
 import { newId } from "../ids.ts";
+import { MODEL_PROVIDED_TOOL_IDS } from "../models/provider-tools.ts";
 import type { ModelResolver } from "../models/resolver.ts";
 import { StoreError } from "../store/errors.ts";
 import type { Store } from "../store/port.ts";
@@ -10,13 +11,19 @@ import type {
   TurnMode,
   TurnRecord,
 } from "../store/records.ts";
+import {
+  type ExecutionOption,
+  resolveExecution,
+  type WorkerSettings,
+} from "../worker/execution-option.ts";
 import { NotFoundError } from "./api-errors.ts";
 import { createApprovals } from "./approvals.ts";
 import { ASK_ID } from "./ask.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";
 import { endSession, interruptTurns } from "./cancellation.ts";
 import { type ComputerChange, recordComputer } from "./computer-record.ts";
-import { type EngineContext, type Logger, write } from "./context.ts";
+import { type EgressSource, type EngineContext, type Logger, write } from "./context.ts";
+import { type EgressEventInput, recordEgressEvent } from "./egress-events.ts";
 import { Notifier } from "./notifier.ts";
 import { closeQuestion } from "./question-input.ts";
 import { sendTurnNow } from "./send-turn.ts";
@@ -26,9 +33,11 @@ import {
   type CreateSessionOptions,
   validateCreateOptions,
 } from "./session-options.ts";
+import { SessionWatchers } from "./session-watch.ts";
 import { SessionWorker } from "./session-worker.ts";
 import { type SessionView, toSessionView } from "./view.ts";
 import { waitForTurn } from "./wait.ts";
+import type { SessionSignal, WorkSignal } from "./work-signal.ts";
 
 export interface RuntimeOptions {
   store: Store;
@@ -50,6 +59,23 @@ export interface RuntimeOptions {
   applyTimeoutMs?: number;
   /** Runtime-provided tools agents may select by id, e.g. the computers' `shell`. */
   builtInTools?: BuiltInTool[];
+  /**
+   * How this process hears of commits made by others on the same store (new work, new events).
+   * Default: the in-process Notifier, which only sees this process's own writes. Several
+   * processes on PostgreSQL pass `createPostgresSignal` (LISTEN/NOTIFY). The caller closes it.
+   */
+  signal?: WorkSignal;
+  /**
+   * How long a process that did not queue a turn waits before trying to claim it, so the
+   * process that queued it (and whose client waits there) normally runs it (default 100).
+   */
+  remoteClaimDelayMs?: number;
+  /** Where agent code runs: "in-process" (default) or "worker" processes (docs/workers.md). */
+  execution?: ExecutionOption;
+  /** Timings, extra environment and the microvm sandbox of worker processes. */
+  workers?: WorkerSettings;
+  /** The egress gateway URL and per-session token sent with every execution of agent code. */
+  egress?: EgressSource;
 }
 
 export interface SendTurnOptions {
@@ -75,17 +101,25 @@ export type Runtime = ReturnType<typeof createRuntime>;
 /** The session engine: runs agents' turns durably on a Store. */
 export function createRuntime(options: RuntimeOptions) {
   const leaseMs = options.leaseMs ?? 30_000;
+  const log = options.log ?? consoleLog;
+  const running = resolveExecution(options.execution, options.agents, options.workers, log);
   const ctx: EngineContext = {
     store: options.store,
-    agents: options.agents,
+    agents: running.agents,
+    execution: running.execution,
+    ...(options.egress ? { egress: options.egress } : {}),
     models: options.models,
     notifier: new Notifier(),
-    log: options.log ?? consoleLog,
+    log,
     runtimeId: options.runtimeId ?? newId("rt"),
     leaseMs,
     maxSteps: options.maxSteps ?? 50,
     cancelGraceMs: options.cancelGraceMs ?? 2000,
-    builtInToolIds: [ASK_ID, ...(options.builtInTools ?? []).map((t) => t.id)],
+    builtInToolIds: [
+      ASK_ID,
+      ...MODEL_PROVIDED_TOOL_IDS,
+      ...(options.builtInTools ?? []).map((t) => t.id),
+    ],
     builtInTools: new Map((options.builtInTools ?? []).map((t) => [t.id, t])),
   };
   const { store } = ctx;
@@ -94,6 +128,8 @@ export function createRuntime(options: RuntimeOptions) {
   let closed = false;
 
   const idleReleaseMs = options.idleReleaseMs ?? 1000;
+  const signal = options.signal ?? ctx.notifier;
+  const watchers = new SessionWatchers();
   const idleTimers = new Map<string, NodeJS.Timeout>();
 
   function worker(sessionId: string): SessionWorker {
@@ -141,6 +177,47 @@ export function createRuntime(options: RuntimeOptions) {
     for (const sessionId of await store.listRecoverableSessions()) kick(sessionId);
   }
 
+  // Dispatch across processes. Every process that hears "session S has new work" looks at it;
+  // the lease claim in the turn-start write lets exactly one of them run the turn, and the
+  // others back off (SessionWorker.loop reads the live lease first). After a resync (the signal
+  // may have missed notifications) everything is looked at again once.
+  //
+  // A process with a worker for the session (it holds or just held the lease) looks at once.
+  // The others wait `remoteClaimDelayMs` first: the process that queued the turn has already
+  // kicked its own worker, and letting it claim keeps the turn where its client waits, instead
+  // of every process racing for every new turn.
+  const deferred = new Map<string, NodeJS.Timeout>();
+  const remoteClaimDelayMs = options.remoteClaimDelayMs ?? 100;
+  function dispatch(s: SessionSignal): void {
+    if (closed) return;
+    if (s.kind === "commit") {
+      if (!s.work) return;
+      if (workers.has(s.sessionId)) kick(s.sessionId);
+      else if (!deferred.has(s.sessionId)) {
+        const timer = setTimeout(() => {
+          deferred.delete(s.sessionId);
+          kick(s.sessionId);
+        }, remoteClaimDelayMs);
+        timer.unref();
+        deferred.set(s.sessionId, timer);
+      }
+      return;
+    }
+    for (const sessionId of workers.keys()) kick(sessionId);
+    void recover().catch((e) => ctx.log.error("recovery failed", { error: String(e) }));
+  }
+  // Local commits wake this process's readers at once; a shared signal adds everyone else's
+  // (this process's own commits come back through it too: a spare wake-up, never a gap).
+  const unlisten = [ctx.notifier.listen((s) => watchers.deliver(s))];
+  if (signal !== ctx.notifier) {
+    unlisten.push(
+      signal.listen((s) => {
+        watchers.deliver(s);
+        dispatch(s);
+      }),
+    );
+  }
+
   // Inputs of one session are taken one at a time: what a new input means (queued, held for an
   // open question, an answer) depends on what the previous one wrote.
   const sendQueues = new Map<string, Promise<unknown>>();
@@ -165,6 +242,7 @@ export function createRuntime(options: RuntimeOptions) {
       const { session, created } = await store.createSession(
         {
           id: newId("ses"),
+          projectId: opts.projectId,
           agentId,
           deploymentId,
           environment: opts.environment,
@@ -192,6 +270,11 @@ export function createRuntime(options: RuntimeOptions) {
     /** Newest first; `nextCursor` continues the listing (see ListSessionsOptions). */
     list(opts: ListSessionsOptions = {}) {
       return listSessions(store, opts);
+    },
+
+    /** The project a session belongs to (`not_found` for an unknown session). */
+    async projectOf(sessionId: string): Promise<string> {
+      return (await mustGetSession(sessionId)).projectId;
     },
 
     async get(sessionId: string): Promise<SessionView> {
@@ -295,14 +378,33 @@ export function createRuntime(options: RuntimeOptions) {
       return recordComputer(ctx, sessionId, change);
     },
 
+    /** Appends an egress event from the egress gateway to the session's log. */
+    recordEgress(sessionId: string, event: EgressEventInput): Promise<void> {
+      return recordEgressEvent(ctx, sessionId, event);
+    },
+
     /** Calls `listener` with every event committed by this process for the session. */
     subscribe(sessionId: string, listener: (events: readonly EventRecord[]) => void): () => void {
       return ctx.notifier.subscribe(sessionId, listener);
     },
+
+    /**
+     * Calls `listener` when the session has new events: with the last seq, or `null` when the
+     * signal may have missed some (read again). Sees other processes' commits when the
+     * runtime's signal is `shared`; readers then need no poll (see `watchesAllProcesses`).
+     */
+    watch(sessionId: string, listener: (lastSeq: number | null) => void): () => void {
+      return watchers.watch(sessionId, listener);
+    },
+
+    /** Whether `watch` also sees commits made by other processes on the store. */
+    watchesAllProcesses: signal.shared,
   };
 
   return {
     runtimeId: ctx.runtimeId,
+    /** Where this runtime runs agent code (in-process or worker processes). */
+    execution: ctx.execution,
     sessions,
     /** Approvals proposed by tools with `preview`/`apply`: list, decide, retry, dismiss. */
     approvals,
@@ -322,11 +424,15 @@ export function createRuntime(options: RuntimeOptions) {
      */
     async close(): Promise<void> {
       closed = true;
+      for (const stop of unlisten) stop();
+      for (const timer of deferred.values()) clearTimeout(timer);
+      deferred.clear();
       if (recoveryTimer) clearInterval(recoveryTimer);
       for (const timer of idleTimers.values()) clearTimeout(timer);
       idleTimers.clear();
       for (const w of workers.values()) w.abandon();
       await Promise.all([...workers.values()].map((w) => w.kick().then(() => w.release())));
+      if (running.owned) await running.execution.close();
     },
   };
 }

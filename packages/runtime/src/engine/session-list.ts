@@ -4,6 +4,8 @@ import { InputError } from "./input.ts";
 import { type SessionView, type TurnView, toSessionView, toTurnView } from "./view.ts";
 
 export interface ListSessionsOptions {
+  /** Only this project's sessions; the server always sets it from the caller's key. */
+  projectId?: string;
   agentId?: string;
   status?: SessionStatus;
   labels?: Record<string, string>;
@@ -49,6 +51,7 @@ export async function listSessions(store: Store, options: ListSessionsOptions = 
   }
   const rows = await store.listSessions({
     limit: limit + 1,
+    ...(options.projectId !== undefined ? { projectId: options.projectId } : {}),
     ...(options.agentId ? { agentId: options.agentId } : {}),
     ...(options.status ? { status: options.status } : {}),
     ...(options.labels ? { labels: options.labels } : {}),

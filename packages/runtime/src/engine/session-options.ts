@@ -9,7 +9,12 @@ export interface CreateSessionOptions {
   labels?: Record<string, string>;
   executionMode?: ExecutionMode;
   idempotencyKey?: string;
+  /** The project the session belongs to (default `default`); see docs/api.md "Projects". */
+  projectId?: string;
 }
+
+/** Project ids: what `opencomputer keys create --project` accepts. */
+export const PROJECT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 const SOURCES: readonly SessionSource[] = ["api", "playground", "webhook", "schedule"];
 const MODES: readonly ExecutionMode[] = ["default", "microvm"];
@@ -53,6 +58,9 @@ export function validateCreateOptions(raw: CreateSessionOptions): Required<
   const environment = raw.environment ?? "development";
   if (environment !== "development" && environment !== "production")
     fail("environment", "must be development or production");
+  const projectId = raw.projectId ?? "default";
+  if (typeof projectId !== "string" || !PROJECT_ID.test(projectId))
+    fail("projectId", `must match ${PROJECT_ID}`);
   if (
     raw.idempotencyKey !== undefined &&
     (typeof raw.idempotencyKey !== "string" ||
@@ -63,6 +71,7 @@ export function validateCreateOptions(raw: CreateSessionOptions): Required<
   }
   return {
     agentId: raw.agentId,
+    projectId,
     environment,
     source,
     labels: validateLabels(raw.labels ?? {}),

@@ -135,6 +135,13 @@ export class SessionWorker {
       this.again = false;
       const session = await this.ctx.store.getSession(this.sessionId);
       if (!session || session.status === "ended") return;
+      // Another live runtime holds the session and heard the same signal: leave it the turn.
+      const held = session.lease;
+      if (held && held.runtimeId !== this.ctx.runtimeId && held.expiresAt > Date.now()) {
+        this.lease = null;
+        this.conversation = null;
+        return;
+      }
       const next = pickNextTurn(await this.ctx.store.listTurns(this.sessionId));
       if (!next) return;
       const started = await this.start(session, next);

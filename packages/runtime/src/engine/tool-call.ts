@@ -1,12 +1,9 @@
-import {
-  assertJsonCompatible,
-  type JsonValue,
-  jsonByteLength,
-  type Tool,
-} from "@opencomputer/agent";
+import { type JsonValue, jsonByteLength } from "@opencomputer/agent";
+import type { AgentHandle, RenderedAgent, ToolDescriptor } from "../agents/execution.ts";
 import type { ToolCallRecord } from "../store/records.ts";
 import { proposeApproval } from "./approval-propose.ts";
 import { write } from "./context.ts";
+import { egressFor } from "./egress-for.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { commitResult } from "./result-commit.ts";
 import { guard, type TurnScope } from "./turn-scope.ts";
@@ -19,11 +16,18 @@ export const TOOL_OUTPUT_LIMIT_BYTES = 1024 * 1024;
  * Runs one tool call to an outcome the model sees. Nothing the tool does (throwing, returning
  * junk, reporting junk progress) escapes as anything but a failed call; the turn continues.
  */
+/** The agent code a call runs in, and the render whose tool it calls. */
+export interface CallSite {
+  agent: AgentHandle;
+  render: RenderedAgent;
+}
+
 export async function executeCall(
   scope: TurnScope,
   call: ToolCallRecord,
-  tool: Tool | undefined,
+  tool: ToolDescriptor | undefined,
   available: string[],
+  site: CallSite,
 ) {
   const fail = (message: string) => commitFailure(scope, call, message);
   if (!tool) {
@@ -34,42 +38,22 @@ export async function executeCall(
   }
   const invalid = tool.input ? checkSchema(tool.input, call.input, "input") : null;
   if (invalid) return fail(`Invalid input for ${tool.name}: ${invalid}`);
-  if (tool.kind === "approval") return proposeApproval(scope, call, tool);
+  if (tool.kind === "approval") return proposeApproval(scope, call, tool, site);
 
-  let progressError: string | null = null;
-  const input = call.input as Record<string, unknown>;
-  let output: unknown;
-  try {
-    output = await tool.run({
-      input,
-      sessionId: scope.sessionId,
-      messageId: call.messageId,
-      toolCallId: call.callId,
-      agentId: scope.agentId,
-      signal: scope.signal,
-      reportProgress: async (metadata: unknown) => {
-        let value: JsonValue;
-        try {
-          value = assertJsonCompatible(metadata, "$");
-        } catch (error) {
-          progressError = `${tool.name} reported progress that is not JSON-compatible: ${(error as Error).message}`;
-          throw error;
-        }
-        await progress(scope, call, value);
-      },
-    });
-  } catch (error) {
-    return fail(progressError ?? messageOf(error));
-  }
-  if (progressError) return fail(progressError);
-  let data: JsonValue;
-  try {
-    data = assertJsonCompatible(output === undefined ? null : output, "$");
-  } catch (error) {
-    return fail(
-      `${tool.name} returned a value that is not JSON-compatible: ${(error as Error).message}`,
-    );
-  }
+  // Where the code runs (this process or a worker) checks what it returns and reports:
+  // a throw, bad progress or a non-JSON output arrive here as a message for the model.
+  const outcome = await site.agent.runTool(site.render, tool.name, {
+    input: call.input as Record<string, unknown>,
+    sessionId: scope.sessionId,
+    messageId: call.messageId,
+    toolCallId: call.callId,
+    agentId: scope.agentId,
+    signal: scope.signal,
+    reportProgress: (metadata) => progress(scope, call, metadata),
+    egress: await egressFor(scope),
+  });
+  if (!outcome.ok) return fail(outcome.message);
+  const data = outcome.value;
   if (tool.result) return commitResult(scope, call, tool, data);
   const bytes = jsonByteLength(data);
   if (bytes > TOOL_OUTPUT_LIMIT_BYTES) {
@@ -146,11 +130,4 @@ export async function commitFailure(scope: TurnScope, call: ToolCallRecord, mess
   } catch (error) {
     if (!isFenceRefusal(error)) throw error;
   }
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return typeof error === "string"
-    ? error
-    : `The tool threw ${JSON.stringify(error) ?? String(error)}`;
 }

@@ -1,19 +1,25 @@
 import type { LanguageModelV3, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import { type JsonValue, OpenComputerError, RenderError } from "@opencomputer/agent";
 import {
-  type JsonValue,
-  RenderError,
-  type RenderResult,
-  renderAgent,
-  type Tool,
-} from "@opencomputer/agent";
+  type AgentHandle,
+  type RenderedAgent,
+  type ToolDescriptor,
+  WorkerLostError,
+} from "../agents/execution.ts";
 import type { LoadedAgent } from "../agents/resolver.ts";
 import { newId } from "../ids.ts";
 import { ModelError, toModelError } from "../models/model-error.ts";
+import { providerToolsOf } from "../models/provider-tools.ts";
+import { publicModelId } from "../models/resolver.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
 import type { MessageRecord, ToolCallRecord, TurnError } from "../store/records.ts";
 import { ASK_ID, ASK_MODEL_TOOL, endWithQuestion, takeAsk } from "./ask.ts";
-import { executeBuiltInCall } from "./built-in-call.ts";
-import type { BuiltInTool } from "./built-in-tool.ts";
+import { executeBuiltInCall, providerExecutedParts } from "./built-in-call.ts";
+import {
+  type BuiltInTool,
+  BuiltInUnavailableError,
+  providerToolsForStep,
+} from "./built-in-tool.ts";
 import { write } from "./context.ts";
 import { type StepOutput, streamStep } from "./model-stream.ts";
 import { isFenceRefusal } from "./refusal.ts";
@@ -21,22 +27,80 @@ import { settleTurn } from "./settle.ts";
 import { absorbSteering } from "./steering.ts";
 import { executeCall } from "./tool-call.ts";
 import { guard, type TurnScope } from "./turn-scope.ts";
+import { noteWorkerLoss } from "./worker-loss.ts";
 
 const EMPTY_OBJECT_SCHEMA = { type: "object", properties: {} } as const;
+
+/** Worker losses one turn survives (each resumes it); the next one fails it `runtime_lost`. */
+export const MAX_WORKER_LOSSES = 3;
+
+/**
+ * The session's agent code, opened where it runs. A deployment that cannot start (its worker
+ * fails to load it) fails the turn `deployment_invalid`, as a failed load does.
+ */
+async function openAgent(scope: TurnScope, loaded: LoadedAgent): Promise<AgentHandle | null> {
+  try {
+    return await scope.ctx.execution.open(
+      loaded.agentId,
+      loaded.deploymentId,
+      executionModeOf(scope),
+    );
+  } catch (error) {
+    scope.ctx.log.error("deployment failed to load", {
+      sessionId: scope.sessionId,
+      error: String(error),
+    });
+    const tool = error instanceof OpenComputerError ? error.details.tool : undefined;
+    await fail(scope, {
+      code: "deployment_invalid",
+      message:
+        error instanceof OpenComputerError && error.code === "deployment_invalid"
+          ? error.message
+          : `Deployment ${loaded.deploymentId} failed to load`,
+      ...(typeof tool === "string" ? { tool } : {}),
+    });
+    return null;
+  }
+}
+
+/** Only microvm sessions are refused `ask` (session-worker), so the offered ids tell the mode. */
+function executionModeOf(scope: TurnScope): "default" | "microvm" {
+  return scope.builtInToolIds.includes(ASK_ID) ? "default" : "microvm";
+}
 
 /**
  * Runs a started turn to its end: render, model step, tool calls, again, until the model answers
  * without calling a tool. Returns when the turn settled here or was settled by someone else
  * (interrupt, end, a lost lease); every write is refused once the turn is no longer ours.
  */
-export async function runTurn(scope: TurnScope, agent: LoadedAgent): Promise<void> {
+export async function runTurn(scope: TurnScope, loaded: LoadedAgent): Promise<void> {
   try {
+    const agent = await openAgent(scope, loaded);
+    if (!agent) return;
     await resumePendingCalls(scope, agent);
     while (!scope.signal.aborted) {
       if (!(await step(scope, agent))) return;
     }
   } catch (error) {
     if (isFenceRefusal(error) || scope.signal.aborted) return;
+    if (error instanceof WorkerLostError) {
+      // As if this runtime had crashed: the turn stays `running`, the session worker picks it up
+      // again at once (runtime.disconnected, re-queued), and calls that had started run again
+      // with the same toolCallId. A turn whose code keeps killing its worker fails instead.
+      const losses = noteWorkerLoss(scope.turn.id);
+      scope.ctx.log.warn("agent worker lost during a turn", {
+        sessionId: scope.sessionId,
+        turnId: scope.turn.id,
+        losses,
+        error: error.message,
+      });
+      if (losses < MAX_WORKER_LOSSES) return;
+      await fail(scope, {
+        code: "runtime_lost",
+        message: `The agent's worker process stopped ${losses} times while running this turn`,
+      });
+      return;
+    }
     scope.ctx.log.error("turn crashed", {
       sessionId: scope.sessionId,
       turnId: scope.turn.id,
@@ -50,7 +114,7 @@ export async function runTurn(scope: TurnScope, agent: LoadedAgent): Promise<voi
 }
 
 /** One model step and its tool calls; false when the turn is over. */
-async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
+async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
   const { ctx, turn } = scope;
   if (turn.steps >= ctx.maxSteps) {
     await fail(scope, {
@@ -60,7 +124,7 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
     return false;
   }
   if (scope.steering.pending) await absorbSteering(scope);
-  const render = renderOrFail(scope, agent);
+  const render = await renderOrFail(scope, agent);
   if (typeof render === "string") {
     await fail(scope, { code: "agent_failed", message: render });
     return false;
@@ -69,7 +133,7 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
     type: "agent.rendered",
     turnId: turn.id,
     data: {
-      renderId: newId("rnd"),
+      renderId: render.renderId,
       instructions: render.instructions,
       model: render.model ?? null,
       enabledTools: [...render.tools.map((t) => t.name), ...render.builtInTools],
@@ -91,6 +155,15 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
   };
   try {
     model = ctx.models.resolve(requested, { projectDir: agent.projectDir, agentId: agent.agentId });
+    // Built-ins the model provider runs itself (web search): the model must offer them.
+    const providerTools = providerToolsForStep(
+      render.builtInTools,
+      scope.builtInToolIds,
+      ctx.builtInTools,
+      providerToolsOf(model),
+      publicModelId(model) ?? requested,
+    );
+    if (providerTools instanceof BuiltInUnavailableError) throw providerTools;
     response = await streamStep(
       model,
       {
@@ -99,6 +172,7 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
           ...render.tools.map(toModelTool),
           ...[...selectedBuiltIns(scope, render).values()].map(builtInModelTool),
           ...(render.builtInTools.includes(ASK_ID) ? [ASK_MODEL_TOOL] : []),
+          ...providerTools,
         ],
         abortSignal: scope.signal,
       },
@@ -113,6 +187,11 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
     );
   } catch (error) {
     if (scope.signal.aborted || isFenceRefusal(error)) return false;
+    if (error instanceof BuiltInUnavailableError) {
+      const message = `Agent ${scope.agentId}: ${error.message}`;
+      await fail(scope, { code: "agent_failed", message, tool: error.tool }, withRendered([]));
+      return false;
+    }
     const e = error instanceof ModelError ? error : toModelError(error, requested);
     await fail(scope, { code: e.code, message: e.message, model: e.model }, withRendered([]));
     return false;
@@ -121,6 +200,7 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
 
   const now = new Date().toISOString();
   const content: JsonValue[] = [];
+  const callParts: JsonValue[] = [];
   const calls: ToolCallRecord[] = [];
   let text = "";
   let reasoning = "";
@@ -130,10 +210,10 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
     } else if (part.type === "text") {
       text += part.text;
       content.push({ type: "text", text: part.text });
-    } else if (part.type === "tool-call") {
+    } else if (part.type === "tool-call" && !part.providerExecuted) {
       const callId = newId("call");
       const input = parseArguments(part.input);
-      content.push({
+      callParts.push({
         type: "tool-call",
         toolCallId: callId,
         toolName: part.toolName,
@@ -155,6 +235,9 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
       });
     }
   }
+  // Searches the provider ran come before the calls we run, as they happened in the step.
+  const provided = providerExecutedParts(response.content, turn.id, response.sources);
+  content.push(...provided.content, ...callParts);
   const message: MessageRecord = {
     id: messageId,
     sessionId: scope.sessionId,
@@ -168,7 +251,7 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
     { type: "message.insert", message },
     { type: "turn.update", id: turn.id, patch: { steps } },
   ];
-  const events: NewEvent[] = withRendered([]);
+  const events: NewEvent[] = [...withRendered([]), ...provided.events];
   if (reasoning) {
     events.push({
       type: "reasoning.completed",
@@ -188,7 +271,8 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
     },
   });
 
-  if (calls.length === 0) {
+  // Anthropic pauses a long server-tool turn (`pause_turn`): sending the content back resumes it.
+  if (calls.length === 0 && response.finishReason?.raw !== "pause_turn") {
     const settled = await settleTurn(
       ctx,
       turn,
@@ -210,7 +294,7 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
   turn.steps = steps;
   scope.conversation.addMessage(message);
   for (const call of calls) scope.conversation.setCall(call);
-  await runCalls(scope, calls, render);
+  await runCalls(scope, calls, agent, render);
   if (scope.question && !scope.signal.aborted) {
     await endWithQuestion(scope);
     return false;
@@ -219,10 +303,10 @@ async function step(scope: TurnScope, agent: LoadedAgent): Promise<boolean> {
 }
 
 /** After a crash: calls the dead runtime started are run again, with the same toolCallId. */
-async function resumePendingCalls(scope: TurnScope, agent: LoadedAgent) {
+async function resumePendingCalls(scope: TurnScope, agent: AgentHandle) {
   const pending = scope.conversation.pendingCalls();
   if (pending.length === 0) return;
-  const render = renderOrFail(scope, agent);
+  const render = await renderOrFail(scope, agent);
   if (typeof render === "string") {
     await fail(scope, { code: "agent_failed", message: render });
     return;
@@ -244,12 +328,17 @@ async function resumePendingCalls(scope: TurnScope, agent: LoadedAgent) {
     })),
   });
   for (const call of again) scope.conversation.setCall(call);
-  await runCalls(scope, again, render);
+  await runCalls(scope, again, agent, render);
 }
 
 /** Runs a step's calls concurrently; stops waiting (not the tools) when the turn is aborted. */
-async function runCalls(scope: TurnScope, calls: ToolCallRecord[], render: RenderResult) {
-  const byName = new Map<string, Tool>(render.tools.map((t) => [t.name, t]));
+async function runCalls(
+  scope: TurnScope,
+  calls: ToolCallRecord[],
+  agent: AgentHandle,
+  render: RenderedAgent,
+) {
+  const byName = new Map<string, ToolDescriptor>(render.tools.map((t) => [t.name, t]));
   const builtIns = selectedBuiltIns(scope, render);
   const available = [...byName.keys(), ...builtIns.keys()];
   if (render.builtInTools.includes(ASK_ID)) available.push(ASK_ID);
@@ -258,7 +347,7 @@ async function runCalls(scope: TurnScope, calls: ToolCallRecord[], render: Rende
       if (call.tool === ASK_ID && render.builtInTools.includes(ASK_ID)) return takeAsk(scope, call);
       const builtIn = builtIns.get(call.tool);
       if (builtIn) return executeBuiltInCall(scope, call, builtIn);
-      return executeCall(scope, call, byName.get(call.tool), available);
+      return executeCall(scope, call, byName.get(call.tool), available, { agent, render });
     }),
   );
   scope.inflight.add(all);
@@ -276,13 +365,11 @@ async function runCalls(scope: TurnScope, calls: ToolCallRecord[], render: Rende
   }
 }
 
-function renderOrFail(scope: TurnScope, agent: LoadedAgent): RenderResult | string {
+async function renderOrFail(scope: TurnScope, agent: AgentHandle): Promise<RenderedAgent | string> {
   try {
-    return renderAgent(agent.render, {
-      input: scope.turn.input,
-      builtInToolIds: scope.builtInToolIds,
-    });
+    return await agent.render({ input: scope.turn.input, builtInToolIds: scope.builtInToolIds });
   } catch (error) {
+    if (error instanceof WorkerLostError) throw error;
     // The author's error may hold anything; it goes to the runtime's log, not to clients.
     scope.ctx.log.error("agent render failed", {
       sessionId: scope.sessionId,
@@ -315,7 +402,7 @@ async function fail(scope: TurnScope, error: TurnError, events: NewEvent[] = [])
 }
 
 /** The runtime-provided tools this render selected. */
-function selectedBuiltIns(scope: TurnScope, render: RenderResult): Map<string, BuiltInTool> {
+function selectedBuiltIns(scope: TurnScope, render: RenderedAgent): Map<string, BuiltInTool> {
   const selected = new Map<string, BuiltInTool>();
   for (const id of render.builtInTools) {
     const tool = scope.ctx.builtInTools.get(id);
@@ -333,7 +420,7 @@ function builtInModelTool(tool: BuiltInTool): LanguageModelV3FunctionTool {
   };
 }
 
-function toModelTool(tool: Tool): LanguageModelV3FunctionTool {
+function toModelTool(tool: ToolDescriptor): LanguageModelV3FunctionTool {
   return {
     type: "function",
     name: tool.name,

@@ -15,6 +15,7 @@ export interface TurnView {
 /** `GET /sessions/<id>`: the session as clients see it (no lease, no internal counters). */
 export interface SessionView {
   id: string;
+  projectId: string;
   agentId: string;
   deploymentId: string;
   environment: string;
@@ -47,6 +48,7 @@ export function toTurnView(t: TurnRecord): TurnView {
 export function toSessionView(s: SessionRecord, turns: TurnRecord[]): SessionView {
   return {
     id: s.id,
+    projectId: s.projectId,
     agentId: s.agentId,
     deploymentId: s.deploymentId,
     environment: s.environment,

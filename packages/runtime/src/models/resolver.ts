@@ -35,6 +35,14 @@ export function parseModelId(modelId: string): { provider: string; name: string 
   return { provider: modelId.slice(0, slash), name: modelId.slice(slash + 1) };
 }
 
+// The `provider/model` id each resolved model answers to, for messages that name the model.
+const publicIds = new WeakMap<LanguageModelV3, string>();
+
+/** The `provider/model` id a model was resolved for (the override's, when one is set). */
+export function publicModelId(model: LanguageModelV3): string | undefined {
+  return publicIds.get(model);
+}
+
 /** Resolves `provider/model` ids to provider-spec models; the override wins over the agent's choice. */
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const override = "override" in options ? options.override : process.env.OPENCOMPUTER_MODEL;
@@ -56,6 +64,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
         );
       }
       const model = factory(name, context);
+      publicIds.set(model, modelId);
       cache.set(key, model);
       return model;
     },

@@ -79,6 +79,8 @@ export interface WriteBatch {
 }
 
 export interface SessionFilter {
+  /** Only this project's sessions (unset: every project's, for the runtime's own use). */
+  projectId?: string;
   agentId?: string;
   status?: SessionStatus;
   labels?: Record<string, string>;
@@ -97,7 +99,8 @@ export interface ResultFilter {
 export interface Store {
   /**
    * Creates a session and appends `events` (the first must be `session.created`). With an
-   * idempotency key already used, returns the existing session and `created: false`.
+   * idempotency key already used in the same project, returns the existing session and
+   * `created: false` (keys are scoped per project so one project cannot see another's).
    */
   createSession(
     session: SessionRecord,

@@ -26,6 +26,8 @@ export interface SessionResult {
 
 export interface SessionRecord {
   id: string;
+  /** The project the session belongs to; API keys see only their own project's sessions. */
+  projectId: string;
   agentId: string;
   deploymentId: string;
   environment: string;

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AgentFunction } from "@opencomputer/agent";
 import {
@@ -13,6 +14,7 @@ import {
   type RuntimeOptions,
   type ScriptStep,
   type Store,
+  type WorkerSettings,
 } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 
@@ -32,9 +34,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Where agent code runs in a harness: both must pass the same engine tests. */
+export type HarnessExecution = "in-process" | "worker";
+export const EXECUTIONS: readonly HarnessExecution[] = ["in-process", "worker"];
+
 export interface HarnessOptions
-  extends Partial<Omit<RuntimeOptions, "store" | "agents" | "models">> {
-  agents: Record<string, AgentFunction>;
+  extends Partial<Omit<RuntimeOptions, "store" | "agents" | "models" | "execution">> {
+  /** Agents as functions of the test file: they can only run in-process. */
+  agents?: Record<string, AgentFunction>;
+  /**
+   * A module exporting each agent function under its id. Agents given this way run in either
+   * execution mode (a worker imports the module itself).
+   */
+  agentsModule?: string;
+  /** Where agent code runs (default in-process; `worker` needs `agentsModule`). */
+  execution?: HarnessExecution;
   /** Steps of the default script (`script/test`), used as every agent's model. */
   steps?: ScriptStep[];
   /** Extra model providers (e.g. a hand-written model for one test). */
@@ -59,11 +73,28 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
     writeFileSync(join(dir, "opencomputer", "scripts", `${name}.json`), JSON.stringify({ steps }));
   script("test", options.steps ?? []);
   const runtimes: Array<ReturnType<typeof createRuntime>> = [];
+  const agents = options.agents ?? (await agentsOf(options.agentsModule));
+  const modules = options.agentsModule
+    ? Object.fromEntries(Object.keys(agents).map((id) => [id, options.agentsModule!]))
+    : undefined;
+  if (options.execution === "worker" && !modules) {
+    throw new Error("harness: execution worker needs agentsModule (functions cannot cross)");
+  }
   const newRuntime = (extra: Partial<RuntimeOptions> = {}) => {
-    const { agents, steps: _s, providers, model, wrapStore, ...rest } = options;
+    const {
+      agents: _a,
+      agentsModule: _m,
+      execution,
+      steps: _s,
+      providers,
+      model,
+      wrapStore,
+      ...rest
+    } = options;
     const rt = createRuntime({
       store: wrapStore ? wrapStore(store) : store,
-      agents: createStaticAgents({ projectDir: dir, agents }),
+      agents: createStaticAgents({ projectDir: dir, agents, ...(modules ? { modules } : {}) }),
+      execution: execution ?? "in-process",
       models: createModelResolver({
         providers: { script: createScriptModel, ...providers },
         override: model ?? "script/test",
@@ -98,7 +129,7 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
     script,
     newRuntime,
     events,
-    async run(text, agentId = Object.keys(options.agents)[0]!) {
+    async run(text, agentId = Object.keys(agents)[0]!) {
       const { session } = await runtime.sessions.create({ agentId });
       const { turnId } = await runtime.sessions.sendTurn(session.id, { text });
       await runtime.sessions.waitForTurn(session.id, turnId, { timeoutMs: 20_000 });
@@ -111,6 +142,22 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
     },
   };
 }
+
+/** The agent functions a module exports (tools are objects, agents functions). */
+async function agentsOf(file: string | undefined): Promise<Record<string, AgentFunction>> {
+  if (!file) throw new Error("harness: give agents or agentsModule");
+  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(mod).filter((entry): entry is [string, AgentFunction] => {
+      return typeof entry[1] === "function";
+    }),
+  );
+}
+
+/** Worker timings short enough for tests that kill or hang a worker. */
+export const TEST_WORKERS: WorkerSettings = {
+  timings: { heartbeatMs: 50, heartbeatTimeoutMs: 2000, renderDeadlineMs: 5000 },
+};
 
 export function types(events: EventRecord[]): string[] {
   return events.map((e) => e.type);

@@ -31,7 +31,7 @@ function sameRequest(s: SessionView, body: Record<string, unknown>): boolean {
 }
 
 export function sessionRoutes(router: Router, ctx: RouteContext): void {
-  router.add("POST", "/sessions", async (request) => {
+  router.add("POST", "/sessions", async (request, _params, _url, principal) => {
     const key = request.headers.get("idempotency-key");
     if (key !== null && (key.length === 0 || key.length > 256))
       throw invalidInput("Idempotency-Key", "must be 1 to 256 characters");
@@ -39,6 +39,7 @@ export function sessionRoutes(router: Router, ctx: RouteContext): void {
     onlyFields(body, CREATE_FIELDS);
     const result = await ctx.sessions.create({
       ...(body as { agentId: string }),
+      projectId: principal.projectId,
       ...(key !== null ? { idempotencyKey: key } : {}),
     });
     if (result.created) return json(201, created(result.session));
@@ -52,7 +53,7 @@ export function sessionRoutes(router: Router, ctx: RouteContext): void {
     return json(200, created(result.session));
   });
 
-  router.add("GET", "/sessions", async (_request, _params, url) => {
+  router.add("GET", "/sessions", async (_request, _params, url, principal) => {
     checkQuery(url, ["agent", "status", "limit", "cursor"], ["label."]);
     const labels: Record<string, string> = {};
     for (const [name, value] of url.searchParams) {
@@ -67,6 +68,7 @@ export function sessionRoutes(router: Router, ctx: RouteContext): void {
     const cursor = url.searchParams.get("cursor");
     try {
       const page = await ctx.sessions.list({
+        projectId: principal.projectId,
         limit: intParam(url, "limit", 1, 100, 50),
         ...(agent ? { agentId: agent } : {}),
         ...(status ? { status: status as never } : {}),

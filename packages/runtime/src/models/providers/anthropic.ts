@@ -1,12 +1,32 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import {
+  declareProviderTool,
+  WEB_SEARCH_ID,
+  withoutUndeclaredProviderParts,
+  withProviderTools,
+} from "../provider-tools.ts";
 import type { ModelFactory } from "../resolver.ts";
 import { withRetries } from "./retry.ts";
 import { type ProviderConfig, requireKey, setting } from "./settings.ts";
 
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
+type WebSearchArgs = NonNullable<
+  Parameters<ReturnType<typeof createAnthropic>["tools"]["webSearch_20250305"]>[0]
+>;
+
+export interface AnthropicConfig extends ProviderConfig {
+  /**
+   * Options of Anthropic's server-side web search (`web_search_20250305`), which serves
+   * `useTool("web-search")`: maxUses, allowedDomains, blockedDomains, userLocation. `false`
+   * takes web search away from agents on this runtime.
+   */
+  webSearch?: Omit<WebSearchArgs, "execute" | "needsApproval" | "toModelOutput"> | false;
+}
+
 /** `anthropic/<model>` over the Messages API; key from config or ANTHROPIC_API_KEY. */
-export function anthropicProvider(config: ProviderConfig = {}): ModelFactory {
+export function anthropicProvider(config: AnthropicConfig = {}): ModelFactory {
   return (modelName) => {
     const env = config.env ?? process.env;
     const modelId = `anthropic/${modelName}`;
@@ -17,8 +37,42 @@ export function anthropicProvider(config: ProviderConfig = {}): ModelFactory {
     );
     const baseURL = versioned(setting(config.baseURL, env.ANTHROPIC_BASE_URL) ?? DEFAULT_BASE_URL);
     // Explicit apiKey and baseURL: the SDK must not fall back to process.env on its own.
-    const model = createAnthropic({ apiKey, baseURL, headers: config.headers })(modelName);
-    return withRetries(model, { ...config.retry, modelId, secrets: [apiKey] });
+    const provider = createAnthropic({ apiKey, baseURL, headers: config.headers });
+    const model = withRetries(withDeclaredParts(provider(modelName)), {
+      ...config.retry,
+      modelId,
+      secrets: [apiKey],
+    });
+    if (config.webSearch === false) return model;
+    // The SDK's own provider tool: its id selects the wire declaration and the parsing of
+    // server_tool_use / web_search_tool_result blocks; our name is what events and prompts use.
+    const search = provider.tools.webSearch_20250305(config.webSearch ?? {});
+    return withProviderTools(model, {
+      [WEB_SEARCH_ID]: declareProviderTool(search, WEB_SEARCH_ID),
+    });
+  };
+}
+
+/**
+ * Drops server_tool_use / web_search_tool_result blocks from earlier steps when this step does
+ * not declare web search: Anthropic pairs those blocks with a declared server tool.
+ */
+function withDeclaredParts(model: LanguageModelV3): LanguageModelV3 {
+  const prepare = <T extends Parameters<LanguageModelV3["doStream"]>[0]>(options: T): T => {
+    const declared = new Set(
+      (options.tools ?? []).filter((t) => t.type === "provider").map((t) => t.name),
+    );
+    return { ...options, prompt: withoutUndeclaredProviderParts(options.prompt, declared) };
+  };
+  return {
+    specificationVersion: "v3",
+    provider: model.provider,
+    modelId: model.modelId,
+    get supportedUrls() {
+      return model.supportedUrls;
+    },
+    doGenerate: (options) => model.doGenerate(prepare(options)),
+    doStream: (options) => model.doStream(prepare(options)),
   };
 }
 

@@ -1,0 +1,141 @@
+// Scale-out benchmark: 1, 2 and 4 runtime processes on one private PostgreSQL cluster (each with
+// its LISTEN/NOTIFY signal), and one process on SQLite for reference. Every process runs its
+// share of sessions (create, one turn of the support example, wait), `concurrency` at a time;
+// all processes start together. Reports turns and events per second over the slowest
+// process's wall time, and the commit latency (apply / applyWithLease / createSession) p50/p99.
+import { type ChildProcess, fork } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startPrivateCluster } from "../packages/store-postgres/test/private-cluster.ts";
+import type { ChildGo, ChildReport } from "./cluster-child.ts";
+import { percentile } from "./stats.ts";
+
+export interface ClusterRow {
+  store: "postgres" | "sqlite";
+  /** False for the reference row without NOTIFY/LISTEN (one process only). */
+  notify: boolean;
+  processes: number;
+  turns: number;
+  failedTurns: number;
+  events: number;
+  wallMs: number;
+  turnsPerSecond: number;
+  eventsPerSecond: number;
+  commits: number;
+  commitP50Us: number;
+  commitP99Us: number;
+}
+
+export interface ClusterResult {
+  sessions: number;
+  concurrencyPerProcess: number;
+  rows: ClusterRow[];
+}
+
+const CHILD = fileURLToPath(new URL("./cluster-child.ts", import.meta.url));
+
+function startChild(url: string, notify: boolean): Promise<ChildProcess> {
+  const child = fork(CHILD, notify ? [url] : [url, "nonotify"], {
+    execArgv: ["--import", "tsx"],
+    stdio: "inherit",
+  });
+  return new Promise((resolve, reject) => {
+    child.once("message", (m) => (m === "ready" ? resolve(child) : reject(new Error(String(m)))));
+    child.once("exit", (code) => reject(new Error(`cluster child exited ${code}`)));
+  });
+}
+
+async function runConfig(
+  store: ClusterRow["store"],
+  url: string,
+  processes: number,
+  sessions: number,
+  concurrency: number,
+  notify = true,
+): Promise<ClusterRow> {
+  // Started one by one: concurrent first migrations are safe, but this keeps startup quiet.
+  const children: ChildProcess[] = [];
+  for (let i = 0; i < processes; i++) children.push(await startChild(url, notify));
+  try {
+    const share = Math.ceil(sessions / processes);
+    const reports = await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<ChildReport>((resolve) => {
+            child.once("message", (m) => resolve(m as ChildReport));
+            child.send({ sessions: share, concurrency } satisfies ChildGo);
+          }),
+      ),
+    );
+    const wallMs = Math.max(...reports.map((r) => r.wallMs));
+    const turns = reports.reduce((n, r) => n + r.turns, 0);
+    const events = reports.reduce((n, r) => n + r.events, 0);
+    const commits = Float64Array.from(reports.flatMap((r) => r.commitUs)).sort();
+    return {
+      store,
+      notify: store === "postgres" && notify,
+      processes,
+      turns,
+      failedTurns: reports.reduce((n, r) => n + r.failedTurns, 0),
+      events,
+      wallMs,
+      turnsPerSecond: turns / (wallMs / 1000),
+      eventsPerSecond: events / (wallMs / 1000),
+      commits: commits.length,
+      commitP50Us: percentile(commits, 50),
+      commitP99Us: percentile(commits, 99),
+    };
+  } finally {
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            child.once("exit", () => resolve());
+            child.send("close");
+          }),
+      ),
+    );
+  }
+}
+
+export async function benchCluster(
+  sessions = 400,
+  concurrency = 16,
+  processCounts: readonly number[] = [1, 2, 4],
+): Promise<ClusterResult> {
+  const rows: ClusterRow[] = [];
+  const dir = mkdtempSync(join(tmpdir(), "oc-bench-cluster-"));
+  try {
+    rows.push(await runConfig("sqlite", join(dir, "data.db"), 1, sessions, concurrency));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const cluster = await startPrivateCluster();
+  try {
+    const plain = cluster.connectionString(await cluster.createDatabase());
+    rows.push(await runConfig("postgres", plain, 1, sessions, concurrency, false));
+    for (const processes of processCounts) {
+      // A fresh database per configuration, so one run's rows do not slow the next.
+      const url = cluster.connectionString(await cluster.createDatabase());
+      rows.push(await runConfig("postgres", url, processes, sessions, concurrency));
+    }
+  } finally {
+    await cluster.stop();
+  }
+  return { sessions, concurrencyPerProcess: concurrency, rows };
+}
+
+export function clusterTable(result: ClusterResult): string {
+  const head = `${result.sessions} sessions × 1 turn, ${result.concurrencyPerProcess} in flight per process`;
+  const lines = [
+    "store       procs  turns/s  events/s  commit p50  commit p99  failed",
+    ...result.rows.map(
+      (r) =>
+        `${(r.store === "postgres" && !r.notify ? "postgres*" : r.store).padEnd(11)} ${String(r.processes).padStart(5)} ${r.turnsPerSecond.toFixed(0).padStart(8)} ${r.eventsPerSecond.toFixed(0).padStart(9)} ${`${(r.commitP50Us / 1000).toFixed(2)} ms`.padStart(11)} ${`${(r.commitP99Us / 1000).toFixed(2)} ms`.padStart(11)} ${String(r.failedTurns).padStart(7)}`,
+    ),
+  ];
+  const note = "postgres* = one process without NOTIFY/LISTEN (the price of the signal)";
+  return `${head}\n${lines.join("\n")}\n${note}`;
+}

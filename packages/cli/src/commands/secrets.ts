@@ -1,0 +1,115 @@
+// `opencomputer secrets set|list|remove NAME [--environment E] [--dir DIR]`. Secrets are
+// write-only: `set` reads the value from stdin (or a prompt that does not echo it), `list`
+// shows names and dates, and nothing ever prints a value. They live encrypted in
+// `.opencomputer/secrets.json` under the key in `.opencomputer/secret.key` (see docs/connections.md).
+
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { OpenComputerError } from "@opencomputer/agent";
+import { FileSecretStore, projectSecretPaths } from "@opencomputer/connections";
+
+const USAGE =
+  "secrets set NAME | secrets list [--json] | secrets remove NAME   [--environment development|production] [--dir DIR]";
+
+export interface SecretsIO {
+  stdin: NodeJS.ReadStream | NodeJS.ReadableStream;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+export async function secretsCommand(
+  argv: string[],
+  io: SecretsIO = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  const [action, ...rest] = argv;
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(rest);
+  } catch (error) {
+    throw new OpenComputerError("usage", `${(error as Error).message}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  const environment = values.environment ?? "development";
+  const store = new FileSecretStore(projectSecretPaths(resolve(values.dir ?? ".")));
+  const name = positionals[0];
+  switch (action) {
+    case "set": {
+      if (!name) throw new OpenComputerError("usage", USAGE);
+      const value = await readValue(io, name);
+      const { created } = await store.set(environment, name, value);
+      io.stdout.write(`${created ? "set" : "updated"} ${name} (${environment})\n`);
+      return 0;
+    }
+    case "list": {
+      const secrets = await store.list(environment);
+      if (values.json) io.stdout.write(`${JSON.stringify(secrets)}\n`);
+      else if (secrets.length === 0) io.stderr.write(`no ${environment} secrets\n`);
+      else
+        for (const s of secrets)
+          io.stdout.write(`${s.name}\t${s.environment}\t${s.createdAt}\t${s.updatedAt}\n`);
+      return 0;
+    }
+    case "remove": {
+      if (!name) throw new OpenComputerError("usage", USAGE);
+      const removed = await store.remove(environment, name);
+      if (!removed) {
+        io.stderr.write(`no secret ${name} in ${environment}\n`);
+        return 1;
+      }
+      io.stdout.write(`removed ${name} (${environment})\n`);
+      return 0;
+    }
+    default:
+      throw new OpenComputerError("usage", USAGE);
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      dir: { type: "string" },
+      environment: { type: "string", short: "e" },
+      json: { type: "boolean" },
+    },
+  });
+}
+
+/** The value from stdin, without its final line break; or typed at a prompt that hides it. */
+async function readValue(io: SecretsIO, name: string): Promise<string> {
+  const stdin = io.stdin as NodeJS.ReadStream;
+  if (stdin.isTTY) return prompt(stdin, io, name);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
+}
+
+function prompt(stdin: NodeJS.ReadStream, io: SecretsIO, name: string): Promise<string> {
+  io.stderr.write(`Value for ${name} (not shown): `);
+  return new Promise((resolvePrompt, reject) => {
+    let value = "";
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.setEncoding("utf8");
+    const done = (error?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off("data", onData);
+      io.stderr.write("\n");
+      if (error) reject(error);
+      else resolvePrompt(value);
+    };
+    const onData = (text: string) => {
+      for (const char of text) {
+        if (char === "\r" || char === "\n") return done();
+        if (char === "\u0003") return done(new OpenComputerError("usage", "cancelled"));
+        if (char === "\u007f" || char === "\b") value = value.slice(0, -1);
+        else value += char;
+      }
+    };
+    stdin.on("data", onData);
+  });
+}

@@ -1,0 +1,100 @@
+// `--store <url>`: opens the store a server runs on and the signal its runtime dispatches with.
+// A path is the embedded SQLite store (one process; the in-process signal). `postgres://…` is
+// the PostgreSQL store plus a LISTEN/NOTIFY signal, so several `opencomputer server` processes
+// on one database share the work: a turn queued through any of them is claimed by exactly one
+// runtime (the lease decides), and SSE followers on any of them see every event.
+import { OpenComputerError } from "@opencomputer/agent";
+import type { RuntimeOptions, Store, WorkSignal } from "@opencomputer/runtime";
+import { createPostgresSignal, createPostgresStore } from "@opencomputer/store-postgres";
+import { createSqliteStore } from "@opencomputer/store-sqlite";
+
+export interface OpenedStore {
+  store: Store;
+  /** Only for PostgreSQL; the runtime defaults to its in-process signal otherwise. */
+  signal?: WorkSignal;
+  /** Spread into createRuntime: the signal and the lease timings from the environment. */
+  runtimeOptions: Pick<
+    RuntimeOptions,
+    "signal" | "leaseMs" | "recoveryIntervalMs" | "idleReleaseMs" | "runtimeId"
+  >;
+  /** Stops the signal, then closes the store (after the runtime has closed). */
+  close(): Promise<void>;
+}
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
+
+/**
+ * Lease timings, for operators and for tests that kill processes and wait for a takeover:
+ * OPENCOMPUTER_LEASE_MS (30 000), OPENCOMPUTER_RECOVERY_INTERVAL_MS (lease / 2),
+ * OPENCOMPUTER_IDLE_RELEASE_MS (1 000). OPENCOMPUTER_RUNTIME_ID names the runtime in leases
+ * and logs (default: a fresh id per process).
+ */
+export function runtimeEnv(
+  env: NodeJS.ProcessEnv,
+): Pick<RuntimeOptions, "leaseMs" | "recoveryIntervalMs" | "idleReleaseMs" | "runtimeId"> {
+  const out: ReturnType<typeof runtimeEnv> = {};
+  const ms = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return undefined;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 10 || value > 86_400_000) {
+      throw new OpenComputerError(
+        "usage",
+        `${name} must be a whole number of milliseconds from 10 to 86400000; got "${raw}"`,
+        { path: name },
+      );
+    }
+    return value;
+  };
+  const leaseMs = ms("OPENCOMPUTER_LEASE_MS");
+  const recoveryIntervalMs = ms("OPENCOMPUTER_RECOVERY_INTERVAL_MS");
+  const idleReleaseMs = ms("OPENCOMPUTER_IDLE_RELEASE_MS");
+  if (leaseMs !== undefined) out.leaseMs = leaseMs;
+  if (recoveryIntervalMs !== undefined) out.recoveryIntervalMs = recoveryIntervalMs;
+  if (idleReleaseMs !== undefined) out.idleReleaseMs = idleReleaseMs;
+  const runtimeId = env.OPENCOMPUTER_RUNTIME_ID;
+  if (runtimeId !== undefined && runtimeId !== "") {
+    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(runtimeId)) {
+      throw new OpenComputerError(
+        "usage",
+        "OPENCOMPUTER_RUNTIME_ID must be 1-128 letters, digits, '_', '.', ':' or '-'",
+        { path: "OPENCOMPUTER_RUNTIME_ID" },
+      );
+    }
+    out.runtimeId = runtimeId;
+  }
+  return out;
+}
+
+/** Opens `url` (a SQLite path or `postgres://…`) with what its runtime needs. */
+export async function openStore(
+  url: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<OpenedStore> {
+  const timings = runtimeEnv(env);
+  if (!POSTGRES_URL.test(url)) {
+    const store = createSqliteStore({ path: url });
+    return { store, runtimeOptions: timings, close: () => store.close() };
+  }
+  const store = await createPostgresStore({ connectionString: url });
+  let signal: WorkSignal & { close(): Promise<void> };
+  try {
+    signal = await createPostgresSignal({
+      connectionString: url,
+      onError: (error) =>
+        process.stderr.write(`warning: LISTEN connection lost, reconnecting: ${error.message}\n`),
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return {
+    store,
+    signal,
+    runtimeOptions: { ...timings, signal },
+    async close() {
+      await signal.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+// Public surface of @opencomputer/connections: the control plane's side of connections — the
+// egress gateway, egress tokens, and the secret store.
+
+export { type EgressSourceRequest, gatewayEgressSource } from "./egress-source.ts";
+export { envLocalSecrets, layeredSecrets, parseEnvValue } from "./env-local.ts";
+export {
+  type ConnectionResolver,
+  createEgressGateway,
+  type EgressEvent,
+  type EgressEventSink,
+  type EgressGateway,
+  type EgressGatewayOptions,
+  type TokenRequest,
+} from "./gateway.ts";
+export { EgressRefusal } from "./refusal.ts";
+export {
+  FileSecretStore,
+  projectSecretPaths,
+  SECRET_ENVIRONMENTS,
+  SECRET_VALUE_MAX_BYTES,
+  SecretError,
+  type SecretInfo,
+  type SecretResolver,
+  type SecretStore,
+} from "./secret-store.ts";
+export { type EgressClaims, TokenSigner } from "./token.ts";

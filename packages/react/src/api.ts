@@ -1,0 +1,162 @@
+import type {
+  AgentInput,
+  ApiErrorBody,
+  ApprovalRecord,
+  Session,
+  SessionEvent,
+  SessionStatus,
+} from "./types.ts";
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface ApiOptions {
+  /** Where the management API is mounted: `""` (same origin), `"/api"`, `"http://host:4600"`. */
+  basePath: string;
+  /** A fetch to use instead of the global one (to add auth, or in tests). */
+  fetch?: FetchLike;
+  /** Headers sent with every call, e.g. `{ "x-api-key": key }`. */
+  headers?: Record<string, string>;
+}
+
+/** A failed call, carrying the API's stable `code` (or `network` when no answer came). */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly path: string | undefined;
+  constructor(status: number, body: ApiErrorBody) {
+    super(body.message);
+    this.name = "ApiError";
+    this.code = body.code;
+    this.status = status;
+    this.path = body.path;
+  }
+}
+
+export interface ListSessionsQuery {
+  agent?: string;
+  status?: SessionStatus | "";
+  limit?: number;
+  cursor?: string;
+}
+
+/**
+ * The management API as typed calls: the one client both `useAgent` and the console use. Every
+ * failure is an ApiError; an unreachable server is `network` (status 0) so callers can retry.
+ */
+export function createApi(options: ApiOptions) {
+  const base = options.basePath.replace(/\/+$/, "");
+  const doFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  async function call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
+    let response: Response;
+    try {
+      response = await doFetch(base + path, {
+        method,
+        headers: {
+          accept: "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...options.headers,
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      throw new ApiError(0, {
+        code: "network",
+        message: `Cannot reach the server: ${String(error)}`,
+      });
+    }
+    const text = await response.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // A proxy's HTML error page: reported below by status.
+    }
+    if (!response.ok) {
+      const err = (parsed as { error?: ApiErrorBody } | null)?.error;
+      throw new ApiError(
+        response.status,
+        err && typeof err.code === "string"
+          ? err
+          : {
+              code: `http_${response.status}`,
+              message: `${method} ${path} answered ${response.status}`,
+            },
+      );
+    }
+    return parsed as T;
+  }
+
+  const enc = encodeURIComponent;
+  return {
+    listSessions(query: ListSessionsQuery = {}) {
+      const params = new URLSearchParams();
+      if (query.agent) params.set("agent", query.agent);
+      if (query.status) params.set("status", query.status);
+      if (query.limit) params.set("limit", String(query.limit));
+      if (query.cursor) params.set("cursor", query.cursor);
+      const qs = params.toString();
+      return call<{ sessions: Session[]; nextCursor: string | null }>(
+        "GET",
+        `/sessions${qs ? `?${qs}` : ""}`,
+      );
+    },
+    /** `GET /agents` (`{id, aliases}` rows); an empty list on a server that has no catalog. */
+    async listAgents(): Promise<Array<{ id: string }>> {
+      try {
+        const { agents } = await call<{ agents: Array<{ id: string }> }>("GET", "/agents");
+        return agents;
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return [];
+        throw error;
+      }
+    },
+    getSession: (id: string) => call<Session>("GET", `/sessions/${enc(id)}`),
+    createSession(
+      body: { agentId: string; labels?: Record<string, string> },
+      idempotencyKey?: string,
+    ) {
+      return call<{ session: { id: string; status: string }; deployment: { id: string } }>(
+        "POST",
+        "/sessions",
+        body,
+        idempotencyKey ? { "idempotency-key": idempotencyKey } : {},
+      );
+    },
+    events: (id: string, after: number) =>
+      call<{ events: SessionEvent[] }>("GET", `/sessions/${enc(id)}/events?after=${after}`),
+    sendTurn(
+      id: string,
+      input: AgentInput,
+      extra: { idempotencyKey?: string; mode?: string } = {},
+    ) {
+      return call<{ turnId: string; status: string; duplicate: boolean }>(
+        "POST",
+        `/sessions/${enc(id)}/turns`,
+        { input, ...extra },
+      );
+    },
+    interrupt: (id: string) =>
+      call<{ interruptedTurnIds: string[] }>("POST", `/sessions/${enc(id)}/interrupt`, {}),
+    end: (id: string) => call<{ session: Session }>("POST", `/sessions/${enc(id)}/end`, {}),
+    approvals: (id: string) =>
+      call<{ approvals: ApprovalRecord[] }>("GET", `/sessions/${enc(id)}/approvals`),
+    decide: (approvalId: string, decision: "approve" | "deny", decidedBy?: string) =>
+      call<{ approval: ApprovalRecord }>("POST", `/approvals/${enc(approvalId)}/decision`, {
+        decision,
+        ...(decidedBy ? { decidedBy } : {}),
+      }),
+    retry: (approvalId: string) =>
+      call<{ approval: ApprovalRecord }>("POST", `/approvals/${enc(approvalId)}/retry`, {}),
+    dismiss: (approvalId: string) =>
+      call<{ approval: ApprovalRecord }>("POST", `/approvals/${enc(approvalId)}/dismiss`, {}),
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;

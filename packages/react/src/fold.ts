@@ -1,0 +1,407 @@
+import type { AgentInput, ApprovalCard, ApprovalStatus, JsonValue, SessionEvent } from "./types.ts";
+
+// The session's event log folded into what a person reads: a conversation timeline, the open
+// question and the approvals. Pure and synchronous so it is tested without a browser, and so a
+// page reloaded mid-stream rebuilds exactly the same view from the same events.
+
+export interface Message {
+  id: string;
+  role: "user" | "assistant";
+  text: string;
+}
+
+export interface Question {
+  id: string;
+  turnId?: string;
+  text: string;
+  options: Array<{ label: string; value: string }>;
+  askedAt?: string;
+}
+
+export interface Approval {
+  id: string;
+  turnId?: string;
+  callId: string;
+  tool: string;
+  input: JsonValue;
+  card: ApprovalCard;
+  status: ApprovalStatus;
+  decidedBy?: string;
+  outcome?: JsonValue;
+  /** Why an apply failed or is unconfirmed. */
+  message?: string;
+  attempts: number;
+}
+
+interface ItemBase {
+  /** Stable across polls and reloads: React keys and de-duplication use it. */
+  key: string;
+  seq: number;
+  turnId?: string;
+}
+
+export type TimelineItem =
+  | (ItemBase & { kind: "user"; text: string; input: AgentInput; mode?: string })
+  | (ItemBase & { kind: "assistant"; text: string; streaming: boolean })
+  | (ItemBase & {
+      kind: "tool";
+      callId: string;
+      tool: string;
+      title: string;
+      input: JsonValue;
+      status: "running" | "completed" | "failed";
+      progress: JsonValue[];
+      output?: JsonValue;
+      result?: boolean;
+      message?: string;
+      settledBy?: string;
+    })
+  | (ItemBase & { kind: "question"; questionId: string; text: string; answered?: string })
+  | (ItemBase & { kind: "approval"; approvalId: string })
+  | (ItemBase & {
+      kind: "turn";
+      status: "completed" | "failed" | "cancelled";
+      code?: string;
+      message?: string;
+    })
+  | (ItemBase & { kind: "notice"; text: string });
+
+export interface AgentState {
+  /** The seq of the last event folded in; the next poll asks for `after=cursor`. */
+  cursor: number;
+  items: TimelineItem[];
+  messages: Message[];
+  question: Question | null;
+  approvals: Approval[];
+  /** Latest session status seen in the log (`session.status_changed`), null before any. */
+  status: string | null;
+  /** Turns queued or running: the session is busy while any is open. */
+  openTurns: string[];
+  /** Events whose seq did not follow the cursor: the caller re-reads from `cursor`. */
+  gap: boolean;
+}
+
+export const emptyState: AgentState = Object.freeze({
+  cursor: 0,
+  items: [],
+  messages: [],
+  question: null,
+  approvals: [],
+  status: null,
+  openTurns: [],
+  gap: false,
+}) as AgentState;
+
+/**
+ * Folds events in. Events at or below the cursor are skipped (a repeated page or an overlapping
+ * poll never duplicates anything); an event past `cursor + 1` stops the fold with `gap` set,
+ * so nothing is shown out of order. Returns the same object when nothing changed.
+ */
+export function foldEvents(state: AgentState, events: readonly SessionEvent[]): AgentState {
+  const fresh = events.filter((e) => e.seq > state.cursor);
+  if (fresh.length === 0) return state.gap ? { ...state, gap: false } : state;
+  const b = new Builder(state);
+  for (const event of fresh) {
+    if (event.seq !== b.cursor + 1) {
+      b.gap = true;
+      break;
+    }
+    b.apply(event);
+    b.cursor = event.seq;
+  }
+  return b.finish();
+}
+
+const RUNNING_STATUSES = new Set(["running", "waiting_runtime"]);
+
+/** True while a turn is queued or running (the hook polls faster then). */
+export function isBusy(state: AgentState): boolean {
+  return state.openTurns.length > 0 || RUNNING_STATUSES.has(state.status ?? "");
+}
+
+class Builder {
+  cursor: number;
+  gap = false;
+  private items: TimelineItem[];
+  private index = new Map<string, number>();
+  private question: Question | null;
+  private approvals: Map<string, Approval>;
+  private status: string | null;
+  private openTurns: Set<string>;
+
+  constructor(state: AgentState) {
+    this.cursor = state.cursor;
+    this.items = state.items.slice();
+    for (const [i, item] of this.items.entries()) this.index.set(item.key, i);
+    this.question = state.question;
+    this.approvals = new Map(state.approvals.map((a) => [a.id, a]));
+    this.status = state.status;
+    this.openTurns = new Set(state.openTurns);
+  }
+
+  finish(): AgentState {
+    const messages: Message[] = [];
+    for (const item of this.items) {
+      if (item.kind === "user" && item.text)
+        messages.push({ id: item.key, role: "user", text: item.text });
+      if (item.kind === "assistant")
+        messages.push({ id: item.key, role: "assistant", text: item.text });
+    }
+    return {
+      cursor: this.cursor,
+      items: this.items,
+      messages,
+      question: this.question,
+      approvals: [...this.approvals.values()],
+      status: this.status,
+      openTurns: [...this.openTurns],
+      gap: this.gap,
+    };
+  }
+
+  private get(key: string): TimelineItem | undefined {
+    const i = this.index.get(key);
+    return i === undefined ? undefined : this.items[i];
+  }
+
+  /** Adds an item, or replaces the one with the same key (items never move once placed). */
+  private put(item: TimelineItem): void {
+    const i = this.index.get(item.key);
+    if (i === undefined) {
+      this.index.set(item.key, this.items.length);
+      this.items.push(item);
+    } else {
+      this.items[i] = item;
+    }
+  }
+
+  private patchApproval(id: string, patch: Partial<Approval>): void {
+    const current = this.approvals.get(id);
+    if (current) this.approvals.set(id, { ...current, ...patch });
+  }
+
+  apply(e: SessionEvent): void {
+    const d = e.data ?? {};
+    const base = { seq: e.seq, ...(e.turnId ? { turnId: e.turnId } : {}) };
+    switch (e.type) {
+      case "session.status_changed":
+        this.status = String(d.to);
+        return;
+      case "session.ended":
+        this.status = "ended";
+        this.openTurns.clear();
+        this.put({ ...base, kind: "notice", key: `ended:${e.seq}`, text: "Session ended" });
+        return;
+      case "session.failed":
+        this.status = "failed";
+        this.put({
+          ...base,
+          kind: "turn",
+          key: `session-failed:${e.seq}`,
+          status: "failed",
+          code: d.code,
+          message: d.message,
+        });
+        return;
+      case "message.received": {
+        const input = (d.input ?? {}) as AgentInput;
+        if (e.turnId) this.openTurns.add(e.turnId);
+        const answer = input.answer;
+        const text = input.text ?? (answer ? (answer.text ?? answer.value ?? "") : "");
+        this.put({
+          ...base,
+          kind: "user",
+          key: `in:${e.turnId ?? e.seq}`,
+          text,
+          input,
+          mode: d.mode,
+        });
+        return;
+      }
+      case "turn.queued":
+      case "turn.started":
+        if (e.turnId) this.openTurns.add(e.turnId);
+        return;
+      case "turn.completed":
+        if (e.turnId) this.openTurns.delete(e.turnId);
+        this.closeStreaming(e.turnId);
+        return;
+      case "turn.failed":
+      case "turn.cancelled":
+        if (e.turnId) this.openTurns.delete(e.turnId);
+        this.closeStreaming(e.turnId);
+        this.put({
+          ...base,
+          kind: "turn",
+          key: `settled:${e.turnId ?? e.seq}`,
+          status: e.type === "turn.failed" ? "failed" : "cancelled",
+          code: e.type === "turn.failed" ? d.code : d.reason,
+          message:
+            d.message ?? (d.tool ? `tool ${d.tool}` : d.model ? `model ${d.model}` : undefined),
+        });
+        return;
+      case "message.delta": {
+        const key = String(d.messageId ?? `msg:${e.turnId}`);
+        const current = this.get(key);
+        const text = (current?.kind === "assistant" ? current.text : "") + String(d.text ?? "");
+        this.put({
+          ...base,
+          ...(current ? { seq: current.seq } : {}),
+          kind: "assistant",
+          key,
+          text,
+          streaming: true,
+        });
+        return;
+      }
+      case "message.completed": {
+        const key = String(d.messageId ?? `msg:${e.turnId}`);
+        const current = this.get(key);
+        this.put({
+          ...base,
+          ...(current ? { seq: current.seq } : {}),
+          kind: "assistant",
+          key,
+          text: String(d.text ?? ""),
+          streaming: false,
+        });
+        return;
+      }
+      case "tool.started":
+        if (d.tool === "ask") return;
+        this.put({
+          ...base,
+          kind: "tool",
+          key: `call:${d.callId}`,
+          callId: d.callId,
+          tool: d.tool,
+          title: d.title ?? d.tool,
+          input: d.input ?? null,
+          status: "running",
+          progress: [],
+        });
+        return;
+      case "tool.progress":
+      case "tool.completed":
+      case "tool.failed": {
+        const current = this.get(`call:${d.callId}`);
+        if (current?.kind !== "tool") return;
+        if (e.type === "tool.progress") {
+          this.put({ ...current, progress: [...current.progress, d.metadata ?? null] });
+          return;
+        }
+        if (e.type === "tool.completed") {
+          this.put({
+            ...current,
+            status: "completed",
+            output: d.output ?? null,
+            result: d.result === true,
+          });
+          return;
+        }
+        this.put({
+          ...current,
+          status: "failed",
+          message: d.message,
+          settledBy: d.settledBy,
+        });
+        return;
+      }
+      case "question.asked":
+        this.question = {
+          id: d.questionId,
+          ...(e.turnId ? { turnId: e.turnId } : {}),
+          text: d.text,
+          options: Array.isArray(d.options) ? d.options : [],
+          askedAt: d.askedAt,
+        };
+        this.put({
+          ...base,
+          kind: "question",
+          key: `q:${d.questionId}`,
+          questionId: d.questionId,
+          text: d.text,
+        });
+        return;
+      case "question.answered":
+      case "question.closed": {
+        if (this.question?.id === d.questionId) this.question = null;
+        const item = this.get(`q:${d.questionId}`);
+        if (item?.kind === "question")
+          this.put({
+            ...item,
+            answered: e.type === "question.answered" ? "answered" : `closed: ${d.reason}`,
+          });
+        return;
+      }
+      case "approval.requested":
+        this.approvals.set(d.approvalId, {
+          id: d.approvalId,
+          ...(e.turnId ? { turnId: e.turnId } : {}),
+          callId: d.callId,
+          tool: d.tool,
+          input: d.input ?? null,
+          card: d.card ?? { title: d.tool },
+          status: "pending",
+          attempts: 0,
+        });
+        this.put({
+          ...base,
+          kind: "approval",
+          key: `apr:${d.approvalId}`,
+          approvalId: d.approvalId,
+        });
+        // The proposing call is shown by its card; its tool row would say the same thing twice.
+        this.drop(`call:${d.callId}`);
+        return;
+      case "approval.decided":
+        this.patchApproval(d.approvalId, {
+          status: d.status,
+          ...(d.decision?.decidedBy ? { decidedBy: d.decision.decidedBy } : {}),
+        });
+        return;
+      case "approval.applying":
+        this.patchApproval(d.approvalId, {
+          status: "applying",
+          attempts: Number(d.attempt) || 0,
+        });
+        return;
+      case "approval.retried":
+        this.patchApproval(d.approvalId, { status: "approved" });
+        return;
+      case "approval.applied":
+        this.patchApproval(d.approvalId, { status: "applied", outcome: d.outcome ?? null });
+        return;
+      case "approval.failed":
+      case "approval.unconfirmed":
+        this.patchApproval(d.approvalId, {
+          status: e.type === "approval.failed" ? "failed" : "unconfirmed",
+          message: d.message,
+        });
+        return;
+      case "approval.dismissed":
+        this.patchApproval(d.approvalId, { status: "dismissed" });
+        return;
+      default:
+        // Unknown and purely informational types (usage, renders, runtime) change nothing here.
+        return;
+    }
+  }
+
+  private drop(key: string): void {
+    const i = this.index.get(key);
+    if (i === undefined) return;
+    this.items.splice(i, 1);
+    this.index.clear();
+    for (const [j, item] of this.items.entries()) this.index.set(item.key, j);
+  }
+
+  /** A settled turn has no message still streaming (a cancelled stream never completes). */
+  private closeStreaming(turnId: string | undefined): void {
+    if (!turnId) return;
+    for (const [i, item] of this.items.entries()) {
+      if (item.kind === "assistant" && item.streaming && item.turnId === turnId)
+        this.items[i] = { ...item, streaming: false };
+    }
+  }
+}

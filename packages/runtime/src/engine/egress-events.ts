@@ -1,0 +1,33 @@
+// The egress gateway's events (egress.request / egress.response / egress.failed) belong in the
+// session's log beside the tool call that caused them. They are facts about requests that were
+// made, so they are recorded unfenced: even a request that outlives its turn is logged.
+
+import type { JsonValue } from "@opencomputer/agent";
+import { type EngineContext, write } from "./context.ts";
+import { InputError } from "./input.ts";
+
+export interface EgressEventInput {
+  type: string;
+  turnId?: string;
+  data: JsonValue;
+}
+
+const EGRESS_TYPES = new Set(["egress.request", "egress.response", "egress.failed"]);
+
+export async function recordEgressEvent(
+  ctx: EngineContext,
+  sessionId: string,
+  event: EgressEventInput,
+): Promise<void> {
+  if (!EGRESS_TYPES.has(event.type)) {
+    throw new InputError("invalid_input", `type: must be one of ${[...EGRESS_TYPES].join(", ")}`, {
+      path: "type",
+    });
+  }
+  await write(ctx, sessionId, {
+    ops: [],
+    events: [
+      { type: event.type, ...(event.turnId ? { turnId: event.turnId } : {}), data: event.data },
+    ],
+  });
+}

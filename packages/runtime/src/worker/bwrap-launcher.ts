@@ -1,0 +1,121 @@
+// Worker processes inside bubblewrap, isolated as the computers' sandboxes are
+// (packages/computers/src/bwrap-args.ts): all namespaces unshared, capabilities dropped, an
+// unprivileged uid, a tmpfs root with the system directories read-only, a private /proc (the
+// control plane's processes do not exist in it) and /tmp. Unlike a computer it gets no
+// writable workspace: only the runtime's own code, the deployment and what its location names,
+// all read-only. Sessions with network keep the host's (the egress gateway listens there);
+// microvm sessions get none.
+
+import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { WorkerCommand, WorkerLauncher } from "./worker-process.ts";
+import { CHILD_SCRIPT } from "./worker-process.ts";
+
+/** The uid/gid the worker runs as, inside the sandbox and (for a root runtime) on the host. */
+export const WORKER_UID = 65534;
+export const WORKER_GID = 65534;
+
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+/** The few /etc entries Node and TLS need; the rest of the host's configuration stays out. */
+const ETC_ENTRIES = [
+  "ca-certificates",
+  "ca-certificates.conf",
+  "group",
+  "hosts",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "localtime",
+  "nsswitch.conf",
+  "passwd",
+  "resolv.conf",
+  "ssl",
+];
+
+export interface BwrapLauncherOptions {
+  bwrapPath?: string;
+  /** More host paths every worker may read (e.g. a shared node_modules outside the project). */
+  readPaths?: string[];
+}
+
+export function bwrapAvailable(path = "/usr/bin/bwrap"): boolean {
+  return existsSync(path);
+}
+
+export function bwrapLauncher(options: BwrapLauncherOptions = {}): WorkerLauncher {
+  const bwrap = options.bwrapPath ?? "/usr/bin/bwrap";
+  // The runtime's code and its dependencies: what `node --import tsx child.ts` loads.
+  const runtimePaths = [packageRoot(CHILD_SCRIPT), ...installPaths()];
+  return (command, { location, network, bridgeDir }): WorkerCommand => {
+    const args = [
+      "--unshare-all",
+      ...(network ? ["--share-net"] : []),
+      "--die-with-parent",
+      "--new-session",
+      "--cap-drop",
+      "ALL",
+      "--uid",
+      String(WORKER_UID),
+      "--gid",
+      String(WORKER_GID),
+    ];
+    for (const path of SYSTEM_DIRS) {
+      if (!existsSync(path)) continue;
+      const link = lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+      if (link !== undefined && !isAbsolute(link)) args.push("--symlink", link, path);
+      else args.push("--ro-bind", path, path);
+    }
+    for (const name of ETC_ENTRIES) args.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
+    args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
+    const read = new Set([
+      ...runtimePaths,
+      ...packageRoots(location.loader),
+      ...location.readPaths,
+      ...(options.readPaths ?? []),
+    ]);
+    for (const path of read) args.push("--ro-bind-try", path, path);
+    // Connecting to a unix socket works on a read-only mount; it is all the bridge needs.
+    if (bridgeDir) args.push("--ro-bind", bridgeDir, bridgeDir);
+    // Hidden after the binds: a tmpfs over them leaves an empty directory.
+    for (const path of location.hidePaths ?? []) {
+      if (existsSync(path)) args.push("--tmpfs", path);
+    }
+    args.push("--remount-ro", "/", "--chdir", command.cwd, "--", command.command, ...command.args);
+    const root = process.getuid?.() === 0;
+    return {
+      command: bwrap,
+      args,
+      cwd: "/",
+      env: { ...command.env, HOME: "/tmp", TMPDIR: "/tmp" },
+      ...(root ? { uid: WORKER_UID, gid: WORKER_GID } : {}),
+    };
+  };
+}
+
+/** The directory of the nearest package.json above `file`. */
+function packageRoot(file: string): string {
+  let dir = dirname(file);
+  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+/** The loader's package, and through symlinks its real place. */
+function packageRoots(file: string): string[] {
+  const root = packageRoot(file);
+  return [root, realpathSync(root)];
+}
+
+/**
+ * node_modules holding tsx (and, in a workspace, symlinks to our packages) plus the real
+ * directories of the @opencomputer packages the worker imports.
+ */
+function installPaths(): string[] {
+  const require = createRequire(CHILD_SCRIPT);
+  const tsx = require.resolve("tsx");
+  const modules = tsx.slice(0, tsx.lastIndexOf("/node_modules/") + "/node_modules".length);
+  const agent = realpathSync(packageRoot(require.resolve("@opencomputer/agent")));
+  const self = fileURLToPath(new URL("../..", import.meta.url));
+  return [modules, agent, realpathSync(self)];
+}

@@ -1,0 +1,132 @@
+// Records and assertions the conformance sections share.
+import { expect } from "vitest";
+import { StoreError } from "../../src/store/errors.ts";
+import type { NewEvent } from "../../src/store/port.ts";
+import type {
+  MessageRecord,
+  ResultRecord,
+  SessionRecord,
+  ToolCallRecord,
+  TurnRecord,
+} from "../../src/store/records.ts";
+
+let counter = 0;
+export const uid = (prefix: string) => `${prefix}_${(++counter).toString().padStart(6, "0")}`;
+export const OLD = "2020-01-01T00:00:00.000Z";
+export const T = 1_000_000; // a `now` far in the past, so real time never interferes with leases
+
+export function sessionRecord(over: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    id: uid("ses"),
+    projectId: "default",
+    agentId: "agent_a",
+    deploymentId: "dep_1",
+    environment: "production",
+    status: "new",
+    source: "api",
+    labels: {},
+    executionMode: "default",
+    result: null,
+    question: null,
+    runtime: {},
+    revision: 1,
+    lastSeq: 0,
+    idempotencyKey: null,
+    lease: null,
+    createdAt: OLD,
+    updatedAt: OLD,
+    ...over,
+  };
+}
+
+export function createdEvents(s: SessionRecord): NewEvent[] {
+  return [{ type: "session.created", data: { agentId: s.agentId, deploymentId: s.deploymentId } }];
+}
+
+export function turnRecord(sessionId: string, over: Partial<TurnRecord> = {}): TurnRecord {
+  return {
+    id: uid("turn"),
+    sessionId,
+    input: { source: "user", text: "hello" },
+    mode: "queue",
+    status: "queued",
+    outcome: null,
+    error: null,
+    idempotencyKey: null,
+    steps: 0,
+    createdAt: OLD,
+    updatedAt: OLD,
+    startedAt: null,
+    settledAt: null,
+    ...over,
+  };
+}
+
+export function messageRecord(sessionId: string, turnId: string, id = uid("msg")): MessageRecord {
+  return {
+    id,
+    sessionId,
+    turnId,
+    role: "assistant",
+    content: [{ type: "text", text: id }],
+    createdAt: OLD,
+  };
+}
+
+export function toolCallRecord(
+  sessionId: string,
+  turnId: string,
+  over: Partial<ToolCallRecord> = {},
+) {
+  const call: ToolCallRecord = {
+    sessionId,
+    callId: uid("call"),
+    turnId,
+    messageId: "msg_x",
+    tool: "lookup_order",
+    input: { orderId: "A1" },
+    status: "started",
+    output: null,
+    error: null,
+    attempts: 1,
+    startedAt: OLD,
+    settledAt: null,
+    ...over,
+  };
+  return call;
+}
+
+export function resultRecord(sessionId: string, turnId: string, over: Partial<ResultRecord> = {}) {
+  const record: ResultRecord = {
+    resultId: uid("res"),
+    agentId: "agent_a",
+    deploymentId: "dep_1",
+    sessionId,
+    turnId,
+    messageId: "msg_x",
+    toolCallId: uid("call"),
+    resultTool: "report",
+    schemaDigest: "sha256:aa",
+    dataDigest: "sha256:bb",
+    data: { ok: true },
+    createdAt: OLD,
+    ...over,
+  };
+  return record;
+}
+
+export const ev = (type: string, data: NewEvent["data"] = {}, turnId?: string): NewEvent =>
+  turnId === undefined ? { type, data } : { type, turnId, data };
+
+export async function refusal(promise: Promise<unknown>): Promise<StoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "expected the store to refuse").toBeInstanceOf(StoreError);
+  return error as StoreError;
+}
+
+export async function expectRefused(promise: Promise<unknown>, code: string): Promise<void> {
+  expect((await refusal(promise)).code).toBe(code);
+}

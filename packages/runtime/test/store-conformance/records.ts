@@ -1,0 +1,258 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/port.ts";
+import type { ToolCallRecord } from "../../src/store/records.ts";
+import type { SuiteContext } from "./context.ts";
+import {
+  ev,
+  messageRecord,
+  OLD,
+  resultRecord,
+  sessionRecord,
+  toolCallRecord,
+  turnRecord,
+} from "./fixtures.ts";
+
+export function recordsSection(c: SuiteContext): void {
+  describe("records", () => {
+    let store: Store;
+    beforeEach(() => {
+      store = c.store();
+    });
+    const { newSession, newTurn } = c;
+    it("updates turns field by field and lists them in insertion order", async () => {
+      const s = await newSession();
+      const b = await newTurn(s.id, { id: "turn_b", idempotencyKey: "k" });
+      const a = await newTurn(s.id, { id: "turn_a" });
+      await store.apply(s.id, {
+        ops: [
+          {
+            type: "turn.update",
+            id: b.id,
+            patch: { status: "failed", error: { code: "tool_failed", message: "x", tool: "t" } },
+          },
+          {
+            type: "turn.update",
+            id: b.id,
+            patch: { steps: 2, settledAt: "2024-01-01T00:00:00.000Z" },
+          },
+        ],
+        events: [],
+      });
+      const updated = (await store.getTurn(s.id, b.id))!;
+      expect(updated).toStrictEqual({
+        ...b,
+        status: "failed",
+        error: { code: "tool_failed", message: "x", tool: "t" },
+        steps: 2,
+        settledAt: "2024-01-01T00:00:00.000Z",
+        updatedAt: updated.updatedAt,
+      });
+      expect(updated.updatedAt).not.toBe(OLD);
+      expect((await store.listTurns(s.id)).map((t) => t.id)).toEqual(["turn_b", "turn_a"]);
+      expect(await store.getTurn(s.id, a.id)).toStrictEqual(a);
+    });
+
+    it("lists messages in insertion order", async () => {
+      const s = await newSession();
+      const turn = await newTurn(s.id);
+      const ids = ["msg_b", "msg_c", "msg_a"];
+      await store.apply(s.id, {
+        ops: ids.slice(0, 2).map((id) => ({
+          type: "message.insert" as const,
+          message: messageRecord(s.id, turn.id, id),
+        })),
+        events: [],
+      });
+      await store.apply(s.id, {
+        ops: [{ type: "message.insert", message: messageRecord(s.id, turn.id, "msg_a") }],
+        events: [],
+      });
+      const messages = await store.listMessages(s.id);
+      expect(messages.map((m) => m.id)).toEqual(ids);
+      expect(messages[2]).toStrictEqual(messageRecord(s.id, turn.id, "msg_a"));
+    });
+
+    it("upserts tool calls in place, keeping their first insertion order", async () => {
+      const s = await newSession();
+      const t1 = await newTurn(s.id);
+      const t2 = await newTurn(s.id);
+      const b = toolCallRecord(s.id, t1.id, { callId: "call_b" });
+      const a = toolCallRecord(s.id, t1.id, { callId: "call_a" });
+      const c = toolCallRecord(s.id, t2.id, { callId: "call_c" });
+      for (const call of [b, a, c]) {
+        await store.apply(s.id, { ops: [{ type: "toolCall.upsert", call }], events: [] });
+      }
+      const done: ToolCallRecord = {
+        ...b,
+        status: "completed",
+        output: { found: true },
+        attempts: 2,
+        settledAt: "2024-01-01T00:00:01.000Z",
+      };
+      await store.apply(s.id, { ops: [{ type: "toolCall.upsert", call: done }], events: [] });
+      expect(await store.listToolCalls(s.id)).toStrictEqual([done, a, c]);
+      expect(await store.listToolCalls(s.id, t1.id)).toStrictEqual([done, a]);
+      expect(await store.listToolCalls(s.id, t2.id)).toStrictEqual([c]);
+      expect(await store.getToolCall(s.id, "call_b")).toStrictEqual(done);
+    });
+
+    it("bumps the revision on session and turn changes only", async () => {
+      const s = await newSession();
+      const rev = async () => (await store.getSession(s.id))!.revision;
+      const r0 = await rev();
+      const turn = turnRecord(s.id);
+      await store.apply(s.id, {
+        ops: [{ type: "message.insert", message: messageRecord(s.id, turn.id) }],
+        events: [ev("x")],
+      });
+      expect(await rev()).toBe(r0);
+      await store.apply(s.id, { ops: [{ type: "turn.insert", turn }], events: [] });
+      const r1 = await rev();
+      expect(r1).toBeGreaterThan(r0);
+      await store.apply(s.id, {
+        ops: [{ type: "turn.update", id: turn.id, patch: { status: "running" } }],
+        events: [],
+      });
+      const r2 = await rev();
+      expect(r2).toBeGreaterThan(r1);
+      const result = { turnId: turn.id, callId: "c1", reportedAt: OLD, data: { n: 1 } };
+      await store.apply(s.id, {
+        ops: [
+          {
+            type: "session.update",
+            patch: {
+              status: "running",
+              labels: { a: "b" },
+              result,
+              question: { q: 1 },
+              runtime: { r: 2 },
+            },
+          },
+        ],
+        events: [],
+      });
+      const after = (await store.getSession(s.id))!;
+      expect(after.revision).toBeGreaterThan(r2);
+      expect(after.updatedAt).not.toBe(OLD);
+      expect(after).toMatchObject({
+        status: "running",
+        labels: { a: "b" },
+        result,
+        question: { q: 1 },
+        runtime: { r: 2 },
+      });
+      await store.apply(s.id, {
+        ops: [{ type: "session.update", patch: { result: null } }],
+        events: [],
+      });
+      const cleared = (await store.getSession(s.id))!;
+      expect(cleared.result).toBeNull();
+      expect(cleared.labels).toEqual({ a: "b" });
+      expect(cleared.revision).toBeGreaterThan(after.revision);
+    });
+
+    it("applies several session.update ops of one batch in order", async () => {
+      const s = await newSession();
+      await store.apply(s.id, {
+        ops: [
+          { type: "session.update", patch: { status: "running", labels: { a: "1" } } },
+          { type: "session.update", patch: { question: { q: 1 } } },
+          { type: "session.update", patch: { labels: { b: "2" } } },
+        ],
+        events: [],
+      });
+      expect(await store.getSession(s.id)).toMatchObject({
+        status: "running",
+        question: { q: 1 },
+        labels: { b: "2" },
+      });
+    });
+
+    it("lists results oldest first with after, turnId and limit", async () => {
+      const s = await newSession();
+      const t1 = await newTurn(s.id);
+      const t2 = await newTurn(s.id);
+      const rc = resultRecord(s.id, t1.id, { resultId: "res_c" });
+      const ra = resultRecord(s.id, t2.id, { resultId: "res_a" });
+      const rb = resultRecord(s.id, t1.id, { resultId: "res_b" });
+      for (const record of [rc, ra, rb]) {
+        await store.apply(s.id, { ops: [{ type: "result.insert", record }], events: [] });
+      }
+      expect(await store.listResults(s.id, { limit: 10 })).toStrictEqual([rc, ra, rb]);
+      expect(await store.listResults(s.id, { limit: 2 })).toStrictEqual([rc, ra]);
+      expect(await store.listResults(s.id, { after: "res_c", limit: 10 })).toStrictEqual([ra, rb]);
+      expect(await store.listResults(s.id, { after: "res_b", limit: 10 })).toStrictEqual([]);
+      expect(await store.listResults(s.id, { turnId: t1.id, limit: 10 })).toStrictEqual([rc, rb]);
+      expect(
+        await store.listResults(s.id, { turnId: t1.id, after: "res_c", limit: 10 }),
+      ).toStrictEqual([rb]);
+      expect(await store.getResult(s.id, "res_a")).toStrictEqual(ra);
+      expect(await store.getResultByCall(s.id, rb.toolCallId)).toStrictEqual(rb);
+      const other = await newSession();
+      expect(await store.getResult(other.id, "res_a")).toBeUndefined();
+      expect(await store.listResults(other.id, { limit: 10 })).toEqual([]);
+    });
+
+    it("hands back JSON values exactly as given", async () => {
+      const tricky = {
+        nested: { deep: [1, 2.5, -3e-7, 9007199254740991, true, false, null, "", {}, []] },
+        unicode: 'héllo — 日本語 🧪 \u0000 \u2028 "quoted" \\ \n\t',
+        "key.with.dots": "x",
+        "$[0]": { "": null },
+        nothing: null,
+      };
+      const s = sessionRecord({
+        labels: { "app.tier": "wëb 🧪", env: "prod" },
+        question: tricky,
+        runtime: [tricky, null, "s"],
+      });
+      const { session } = await store.createSession(s, [ev("session.created", tricky)]);
+      expect(session).toStrictEqual({ ...s, lastSeq: 1 });
+      const turn = turnRecord(s.id, {
+        input: { source: "user", text: "🧪", payload: tricky, steering: [{ source: "system" }] },
+      });
+      const call = toolCallRecord(s.id, turn.id, {
+        input: tricky,
+        output: [tricky],
+        status: "completed",
+      });
+      const result = resultRecord(s.id, turn.id, { data: tricky });
+      const message = { ...messageRecord(s.id, turn.id), content: tricky };
+      const sessionResult = {
+        turnId: turn.id,
+        callId: call.callId,
+        reportedAt: OLD,
+        data: tricky,
+      };
+      const appended = await store.apply(s.id, {
+        ops: [
+          { type: "turn.insert", turn },
+          { type: "message.insert", message },
+          { type: "toolCall.upsert", call },
+          { type: "result.insert", record: result },
+          { type: "session.update", patch: { result: sessionResult } },
+        ],
+        events: [
+          ev("a", tricky, turn.id),
+          ev("b", null),
+          ev("c", "text"),
+          ev("d", 42),
+          ev("e", []),
+        ],
+      });
+      expect(await store.getTurn(s.id, turn.id)).toStrictEqual(turn);
+      expect(await store.listMessages(s.id)).toStrictEqual([message]);
+      expect(await store.getToolCall(s.id, call.callId)).toStrictEqual(call);
+      expect(await store.getResult(s.id, result.resultId)).toStrictEqual(result);
+      const stored = (await store.getSession(s.id))!;
+      expect(stored.result).toStrictEqual(sessionResult);
+      expect(stored.question).toStrictEqual(tricky);
+      expect(stored.runtime).toStrictEqual([tricky, null, "s"]);
+      expect(stored.labels).toStrictEqual({ "app.tier": "wëb 🧪", env: "prod" });
+      const events = await store.readEvents(s.id, 0, 10);
+      expect(events[0]!.data).toStrictEqual(tricky);
+      expect(events.slice(1)).toStrictEqual(appended);
+      expect(appended.map((e) => e.data)).toStrictEqual([tricky, null, "text", 42, []]);
+    });
+  });
+}

@@ -1,0 +1,59 @@
+// The store's side of the cross-process WorkSignal: every commit that appends events also
+// NOTIFYs "session S has events up to seq N" (and "has new work" when it queued a turn). The
+// NOTIFY runs inside the write's transaction, and PostgreSQL delivers notifications only when
+// that transaction commits, in commit order, and never for a rollback: a listener can only
+// hear of a commit that a read will find. Payload: `<w|e> <lastSeq> <sessionId>`.
+import type { EventRecord, SessionSignal } from "@opencomputer/runtime";
+import { queuesWork } from "@opencomputer/runtime";
+import type pg from "pg";
+
+const BASE_CHANNEL = "opencomputer";
+
+/** One channel per schema, so two deployments sharing a database do not wake each other. */
+export function channelFor(schema?: string): string {
+  return schema === undefined ? BASE_CHANNEL : `${BASE_CHANNEL}_${schema}`.slice(0, 63);
+}
+
+export function encodePayload(sessionId: string, lastSeq: number, work: boolean): string {
+  return `${work ? "w" : "e"} ${lastSeq} ${sessionId}`;
+}
+
+/** The signal a payload carries; null for one this version does not understand. */
+export function decodePayload(payload: string | undefined): SessionSignal | null {
+  const match = /^([we]) (\d+) (\S+)$/.exec(payload ?? "");
+  if (!match) return null;
+  return {
+    kind: "commit",
+    sessionId: match[3]!,
+    lastSeq: Number(match[2]),
+    work: match[1] === "w",
+  };
+}
+
+/** Queues the notification for `events`, just appended in the open transaction `tx`. */
+export async function notifyCommit(
+  tx: pg.ClientBase,
+  channel: string,
+  sessionId: string,
+  events: readonly EventRecord[],
+): Promise<void> {
+  const last = events[events.length - 1];
+  if (last === undefined) return;
+  await tx.query("SELECT pg_notify($1, $2)", [
+    channel,
+    encodePayload(sessionId, last.seq, queuesWork(events)),
+  ]);
+}
+
+/**
+ * Releases a lease (see lease.ts RELEASE_LEASE) and, when the session still has queued or
+ * running turns, announces it as work in the same statement: a runtime that gives a session up
+ * (shutting down, idle) lets another take it at once instead of at the next recovery pass.
+ */
+export const RELEASE_LEASE_AND_NOTIFY = `WITH released AS (
+    UPDATE sessions SET lease_expires_at = 0
+    WHERE id = $1 AND lease_runtime_id = $2 AND lease_epoch = $3 AND lease_expires_at = $4
+    RETURNING id, last_seq)
+  SELECT pg_notify($5, 'w ' || r.last_seq || ' ' || r.id) FROM released r
+  WHERE EXISTS (SELECT 1 FROM turns t
+                WHERE t.session_id = r.id AND t.status IN ('queued', 'running'))`;

@@ -1,0 +1,106 @@
+// Two runtimes in one test process, each with its own pool and LISTEN signal on one database,
+// as two servers would be. No recovery poll runs (recoveryIntervalMs is huge), so only the
+// signal can move work between them: a turn queued through B while A holds the session's lease
+// is run by A (B backs off without claiming), and B's `watch` hears A's commits.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { useModel } from "@opencomputer/agent";
+import {
+  createModelResolver,
+  createRuntime,
+  createScriptModel,
+  createStaticAgents,
+  type Runtime,
+} from "@opencomputer/runtime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createPostgresSignal,
+  createPostgresStore,
+  type PostgresSignal,
+  type PostgresStore,
+} from "../../src/index.ts";
+import { type PrivateCluster, startPrivateCluster } from "../private-cluster.ts";
+
+let cluster: PrivateCluster;
+let dir: string;
+const opened: Array<{ store: PostgresStore; signal: PostgresSignal; runtime: Runtime }> = [];
+
+function chat() {
+  useModel("script/test");
+  return "Answer briefly.";
+}
+
+async function openRuntime(url: string, runtimeId: string) {
+  const store = await createPostgresStore({ connectionString: url });
+  const signal = await createPostgresSignal({ connectionString: url });
+  const runtime = createRuntime({
+    store,
+    signal,
+    runtimeId,
+    agents: createStaticAgents({ projectDir: dir, agents: { chat } }),
+    models: createModelResolver({
+      providers: { script: createScriptModel },
+      override: "script/test",
+    }),
+    execution: "in-process",
+    recoveryIntervalMs: 3_600_000,
+    idleReleaseMs: 60_000,
+    leaseMs: 30_000,
+  });
+  await runtime.start();
+  opened.push({ store, signal, runtime });
+  return runtime;
+}
+
+beforeAll(async () => {
+  cluster = await startPrivateCluster();
+  dir = mkdtempSync(join(tmpdir(), "oc-dispatch-"));
+  mkdirSync(join(dir, "opencomputer", "scripts"), { recursive: true });
+  writeFileSync(
+    join(dir, "opencomputer", "scripts", "test.json"),
+    JSON.stringify({ steps: [{ text: "one" }, { text: "two" }] }),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  for (const o of opened) {
+    await o.runtime.close();
+    await o.signal.close();
+    await o.store.close();
+  }
+  await cluster?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("dispatch through LISTEN/NOTIFY", () => {
+  it("a turn queued on B runs on A, which holds the lease; B backs off and hears every commit", async () => {
+    const url = cluster.connectionString(await cluster.createDatabase());
+    const a = await openRuntime(url, "rt_a");
+    const b = await openRuntime(url, "rt_b");
+    expect(b.sessions.watchesAllProcesses).toBe(true);
+
+    const { session } = await a.sessions.create({ agentId: "chat" });
+    const first = await a.sessions.sendTurn(session.id, { text: "hi" });
+    expect((await a.sessions.waitForTurn(session.id, first.turnId)).status).toBe("completed");
+    const held = (await opened[0]!.store.getSession(session.id))!.lease!;
+    expect(held).toMatchObject({ runtimeId: "rt_a", epoch: 1 });
+
+    const heard: Array<number | null> = [];
+    const stop = b.sessions.watch(session.id, (seq) => heard.push(seq));
+    const second = await b.sessions.sendTurn(session.id, { text: "again" });
+    const settled = await b.sessions.waitForTurn(session.id, second.turnId);
+    stop();
+    expect(settled.status).toBe("completed");
+
+    // A ran it under the same lease: a claim by B would have raised the epoch and logged a
+    // takeover; nothing was recovered (the recovery pass never ran).
+    const after = (await opened[0]!.store.getSession(session.id))!;
+    expect(after.lease).toMatchObject({ runtimeId: "rt_a", epoch: 1 });
+    const events = await a.sessions.events(session.id, 0);
+    expect(events.some((e) => e.type === "runtime.disconnected")).toBe(false);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    // B's watch heard A's commits, up to the last one.
+    expect(heard).toContain(after.lastSeq);
+  });
+});
