@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   type Harness,
   harness,
@@ -92,7 +92,10 @@ describe("stopping commands", () => {
 
   it("keeps background processes between commands of one computer, not after its release", async () => {
     output(await h.run("bg", { command: "nohup sleep 1061 >/dev/null 2>&1 &" }));
-    expect(hostProcesses(["sleep", "1061"]).length).toBe(1);
+    // The command returns once the shell has forked; the child may not have exec'd sleep yet.
+    await vi.waitFor(() => expect(hostProcesses(["sleep", "1061"]).length).toBe(1), {
+      timeout: 5000,
+    });
     output(await h.run("bg", { command: "true" }));
     expect(hostProcesses(["sleep", "1061"]).length).toBe(1);
     await h.provider.release("bg", "requested");

@@ -70,13 +70,14 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
     store,
     runtime: () => runtime,
   });
+  const execution = cliExecution(projectDir);
   const runtime = createRuntime({
     ...opened.runtimeOptions,
     egress: egress.source,
     store,
     builtInTools: computers.tools,
     agents: createDeploymentAgents(projectDir),
-    ...cliExecution(projectDir).options,
+    ...execution.options,
     models: createModelResolver({
       providers: { ...defaultProviders(), script: createScriptModel },
     }),
@@ -105,6 +106,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   const served = await serve(handler, { port });
   process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
   process.stdout.write(`Console: ${served.url}/console/\n`);
+  process.stdout.write(`Execution: ${execution.description}\n`);
   if (printKey) process.stdout.write(`API key: ${printKey}\n`);
 
   let watcher: ReturnType<typeof watch> | undefined;
