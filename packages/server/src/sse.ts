@@ -2,6 +2,8 @@ import type { EventRecord } from "@opencomputer/runtime";
 import type { RouteContext } from "./context.ts";
 
 const encoder = new TextEncoder();
+/** Live events kept per stream before it falls back to reading the store. */
+const MAX_BUFFERED = 500;
 
 /** One SSE frame. The `id` is the seq, so a reconnect's Last-Event-ID is the exact cursor. */
 export function frame(event: EventRecord): string {
@@ -28,8 +30,14 @@ export function eventStream(
   let cursor = after;
   let pending: EventRecord[] | null = first;
   let dirty = false;
+  let timedOut = false;
   let wake: (() => void) | null = null;
   let lastSent = Date.now();
+  // This process's commits arrive with their events: kept here (bounded), they are sent
+  // without a store read when they continue the cursor exactly. Anything else — a gap, an
+  // overflow, another process's write — falls back to reading the store after the cursor.
+  let buffered: EventRecord[] = [];
+  let overflow = false;
   const notify = () => {
     dirty = true;
     wake?.();
@@ -40,12 +48,21 @@ export function eventStream(
         // A commit at or below the cursor (e.g. our own page, heard again) needs no read.
         if (lastSeq === null || lastSeq > cursor) notify();
       })
-    : ctx.sessions.subscribe(sessionId, notify);
+    : ctx.sessions.subscribe(sessionId, (events) => {
+        if (overflow || buffered.length + events.length > MAX_BUFFERED) {
+          buffered = [];
+          overflow = true;
+        } else buffered.push(...events);
+        notify();
+      });
   signal.addEventListener("abort", notify, { once: true });
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(() => {
+        timedOut = true;
+        done();
+      }, ms);
       function done() {
         clearTimeout(timer);
         wake = null;
@@ -54,24 +71,42 @@ export function eventStream(
       wake = done;
     });
 
+  /** Buffered events that continue the cursor without a gap, or null (then read the store). */
+  function fromBuffer(): EventRecord[] | null {
+    const fresh = buffered.filter((e) => e.seq > cursor);
+    const ok = !overflow && fresh.length > 0 && fresh.every((e, i) => e.seq === cursor + 1 + i);
+    buffered = [];
+    overflow = false;
+    return ok ? fresh : null;
+  }
+
   let cancelled = false;
 
   /** The next chunk to send (frames or a heartbeat); `null` once the client has gone. */
   // Whether the store may hold events past the cursor: after a page (a full one may have a
-  // successor) or a wake-up. With a shared signal nothing else makes the stream read.
+  // successor) or a wake-up. With a shared signal nothing else makes the stream read; without
+  // one, the fallback poll (a timed-out wait) reads too, for other processes' writes.
   let unread = true;
   async function next(): Promise<string | null> {
     for (;;) {
       if (signal.aborted || cancelled) return null;
-      const read = !shared || dirty || unread;
-      dirty = false;
-      unread = false;
-      const page = pending ?? (read ? await ctx.sessions.events(sessionId, cursor) : []);
+      let page = pending;
       pending = null;
+      if (page === null && dirty && !shared) {
+        page = fromBuffer();
+        if (page !== null) dirty = false;
+      }
+      if (page === null) {
+        const read = dirty || unread || (!shared && timedOut);
+        dirty = false;
+        unread = false;
+        timedOut = false;
+        page = read ? await ctx.sessions.events(sessionId, cursor) : [];
+        if (page.length) unread = true;
+      }
       if (page.length) {
         cursor = page[page.length - 1]!.seq;
         lastSent = Date.now();
-        unread = true;
         return page.map(frame).join("");
       }
       const idle = Date.now() - lastSent;
