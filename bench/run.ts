@@ -18,6 +18,7 @@ import { benchEngineWorker } from "./engine-worker.ts";
 import { benchAiSdk, benchBare } from "./peers.ts";
 import { concurrentTable, latencyTable, phaseTable, type Ratio, ratioTable } from "./report.ts";
 import { loadScenario } from "./scenario.ts";
+import { benchSse, type SseResult, sseTable } from "./sse.ts";
 import { collectGarbage, gcExposed, type LatencySummary } from "./stats.ts";
 
 const BENCHMARKS = [
@@ -29,6 +30,7 @@ const BENCHMARKS = [
   "concurrent",
   "build",
   "cluster",
+  "sse",
 ] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
@@ -40,6 +42,7 @@ const DESCRIPTIONS: Record<BenchName, string> = {
   "engine-worker": "engine with the agent's code in a worker process (IPC per render and call)",
   concurrent: "sessions started together in one process, then all awaited",
   build: "opencomputer build, cold: examples/support and 20 agents × 10 tools (its own report)",
+  sse: "100 SSE subscribers: events delivered/s, commit → delivery p50/p99; GET /sessions/<id> rps",
   cluster: "1, 2, 4 runtime processes on one private PostgreSQL (and SQLite): turns/s, commits",
 };
 
@@ -169,6 +172,7 @@ async function main() {
   let concurrent: ConcurrentResult | null = null;
   let buildReport: string | null = null;
   let cluster: ClusterResult | null = null;
+  let sse: SseResult | null = null;
 
   for (const name of BENCHMARKS) {
     if (!opts.only.has(name)) continue;
@@ -182,6 +186,7 @@ async function main() {
     else if (name === "engine-worker") latency["engine-worker"] = await benchEngineWorker(sizes);
     else if (name === "build") buildReport = benchBuild();
     else if (name === "cluster") cluster = await benchCluster();
+    else if (name === "sse") sse = await benchSse();
     else concurrent = await benchConcurrent(opts.sessions);
     console.log(`${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
@@ -195,6 +200,7 @@ async function main() {
   if (concurrent) console.log(`${concurrentTable(concurrent)}\n`);
   if (buildReport) console.log(`${buildReport}\n`);
   if (cluster) console.log(`${clusterTable(cluster)}\n`);
+  if (sse) console.log(`${sseTable(sse)}\n`);
 
   mkdirSync(dirname(opts.out), { recursive: true });
   const report = {
@@ -205,6 +211,7 @@ async function main() {
     ratios: computed,
     concurrent,
     cluster,
+    sse,
   };
   writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`results written to ${opts.out}`);

@@ -213,7 +213,3 @@ export function sseTable(r: SseResult): string {
     `  latency              p50 ${r.getP50Ms.toFixed(2)} ms   p99 ${r.getP99Ms.toFixed(2)} ms`,
   ].join("\n");
 }
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(sseTable(await benchSse()));
-}

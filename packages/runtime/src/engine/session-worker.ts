@@ -257,6 +257,7 @@ export class SessionWorker {
       agentId: session.agentId,
       deploymentId: session.deploymentId,
       source: session.source,
+      executionMode: session.executionMode,
       turn: current,
       fence,
       signal: controller.signal,

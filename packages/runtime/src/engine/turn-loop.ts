@@ -40,11 +40,7 @@ export const MAX_WORKER_LOSSES = 3;
  */
 async function openAgent(scope: TurnScope, loaded: LoadedAgent): Promise<AgentHandle | null> {
   try {
-    return await scope.ctx.execution.open(
-      loaded.agentId,
-      loaded.deploymentId,
-      executionModeOf(scope),
-    );
+    return await scope.ctx.execution.open(loaded.agentId, loaded.deploymentId, scope.executionMode);
   } catch (error) {
     scope.ctx.log.error("deployment failed to load", {
       sessionId: scope.sessionId,
@@ -61,11 +57,6 @@ async function openAgent(scope: TurnScope, loaded: LoadedAgent): Promise<AgentHa
     });
     return null;
   }
-}
-
-/** Only microvm sessions are refused `ask` (session-worker), so the offered ids tell the mode. */
-function executionModeOf(scope: TurnScope): "default" | "microvm" {
-  return scope.builtInToolIds.includes(ASK_ID) ? "default" : "microvm";
 }
 
 /**

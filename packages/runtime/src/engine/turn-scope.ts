@@ -12,6 +12,8 @@ export interface TurnScope {
   deploymentId: string;
   /** The session's source (`api`, `playground`, `schedule`, `webhook`). */
   source: string;
+  /** Where the session's agent code runs: microvm sessions get a sandboxed worker. */
+  executionMode: "default" | "microvm";
   turn: TurnRecord;
   fence: Fence;
   signal: AbortSignal;
