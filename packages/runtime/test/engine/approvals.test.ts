@@ -1,78 +1,74 @@
-import { defineTool, useModel, useTool } from "@opencomputer/agent";
+// Tools that wait for a person, in both execution modes: the agent is in
+// fixtures/approvals-agents.ts. Its preview and apply log to files in the harness's dir, and
+// read there how to behave (`mode`, `facts`), so the test sees them in either process.
+
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, harness, ofType, until } from "./harness.ts";
+import { EXECUTIONS, type Harness, harness, ofType, TEST_WORKERS, until } from "./harness.ts";
 
-const applied: Array<{ input: unknown; decision: unknown }> = [];
-let previews = 0;
-let mode: "ok" | "throw" | "hang" = "ok";
-let cardFacts = 1;
-
-const attach = defineTool({
-  name: "attach",
-  description: "Move a customer onto a plan",
-  input: {
-    type: "object",
-    required: ["customerId", "planId"],
-    properties: { customerId: { type: "string" }, planId: { type: "string" } },
-  },
-  async preview({ input }) {
-    previews++;
-    return {
-      title: `Move ${String(input.customerId)} to ${String(input.planId)}`,
-      facts: Array.from({ length: cardFacts }, (_, i) => ({ label: `Fact ${i}`, value: "x" })),
-    };
-  },
-  async apply({ input, decision }) {
-    applied.push({ input, decision });
-    if (mode === "throw") throw new Error("billing said no");
-    if (mode === "hang") await new Promise(() => {});
-    return { subscription: `sub_${String(input.customerId)}`, idempotencyKey: decision.id };
-  },
-});
-
-function agent() {
-  useModel("script/test");
-  useTool(attach);
-  return "Move customers between plans when asked.";
-}
-
-const propose = { toolCalls: [{ name: "attach", input: { customerId: "c1", planId: "pro" } }] };
+const AGENTS = fileURLToPath(new URL("./fixtures/approvals-agents.ts", import.meta.url));
 
 let h: Harness;
 afterEach(async () => {
-  applied.length = 0;
-  previews = 0;
-  mode = "ok";
-  cardFacts = 1;
   await h?.close();
 });
 
-async function proposed(options: { source?: "api" | "playground"; applyTimeoutMs?: number } = {}) {
-  h = await harness({
-    agents: { agent },
-    steps: [propose, { text: "I recorded the change for your approval." }],
-    ...(options.applyTimeoutMs ? { applyTimeoutMs: options.applyTimeoutMs } : {}),
-  });
-  const { session } = await h.runtime.sessions.create({
-    agentId: "agent",
-    source: options.source ?? "api",
-  });
-  const { turnId } = await h.runtime.sessions.sendTurn(session.id, { text: "Move c1 to pro" });
-  await h.runtime.sessions.waitForTurn(session.id, turnId);
-  const events = await h.events(session.id);
-  const approvals = await h.runtime.approvals.list(session.id);
-  return { sessionId: session.id, events, approval: approvals[0] };
-}
+const lines = (name: string) =>
+  existsSync(join(h.dir, name))
+    ? readFileSync(join(h.dir, name), "utf8").split("\n").slice(0, -1)
+    : [];
+/** Each apply's arguments, in call order. */
+const applied = () =>
+  lines("applied").map(
+    (l) => JSON.parse(l) as { input: Record<string, unknown>; decision: unknown },
+  );
+const previews = () => lines("previews").length;
+/** How the next apply behaves. */
+const setMode = (mode: "ok" | "throw" | "hang") => writeFileSync(join(h.dir, "mode"), mode);
 
-describe("tools that wait for a person", () => {
+describe.each(EXECUTIONS)("tools that wait for a person (%s)", (execution) => {
+  async function proposed(
+    options: {
+      source?: "api" | "playground";
+      applyTimeoutMs?: number;
+      cardFacts?: number;
+      mode?: "throw";
+    } = {},
+  ) {
+    h = await harness({
+      agentsModule: AGENTS,
+      execution,
+      workers: TEST_WORKERS,
+      ...(options.applyTimeoutMs ? { applyTimeoutMs: options.applyTimeoutMs } : {}),
+    });
+    const input = { customerId: "c1", planId: "pro", dir: h.dir };
+    h.script("test", [
+      { toolCalls: [{ name: "attach", input }] },
+      { text: "I recorded the change for your approval." },
+    ]);
+    if (options.cardFacts) writeFileSync(join(h.dir, "facts"), String(options.cardFacts));
+    if (options.mode) setMode(options.mode);
+    const { session } = await h.runtime.sessions.create({
+      agentId: "agent",
+      source: options.source ?? "api",
+    });
+    const { turnId } = await h.runtime.sessions.sendTurn(session.id, { text: "Move c1 to pro" });
+    await h.runtime.sessions.waitForTurn(session.id, turnId);
+    const events = await h.events(session.id);
+    const approvals = await h.runtime.approvals.list(session.id);
+    return { sessionId: session.id, events, approval: approvals[0], input };
+  }
+
   it("turn the model's call into a pending approval with the exact card; nothing is applied", async () => {
-    const { events, approval } = await proposed();
-    expect(previews).toBe(1);
-    expect(applied).toHaveLength(0);
+    const { events, approval, input } = await proposed();
+    expect(previews()).toBe(1);
+    expect(applied()).toHaveLength(0);
     expect(approval).toMatchObject({
       status: "pending",
       tool: "attach",
-      input: { customerId: "c1", planId: "pro" },
+      input,
       card: { title: "Move c1 to pro", facts: [{ label: "Fact 0", value: "x" }] },
       digest: expect.stringMatching(/^sha256:/),
     });
@@ -88,16 +84,16 @@ describe("tools that wait for a person", () => {
   });
 
   it("apply runs once, with the card's arguments and the decision, even after the session ended", async () => {
-    const { sessionId, approval } = await proposed();
+    const { sessionId, approval, input } = await proposed();
     await h.runtime.sessions.end(sessionId);
     const done = await h.runtime.approvals.decide(approval!.id, {
       decision: "approve",
       decidedBy: "ana",
     });
     expect(done.status).toBe("applied");
-    expect(applied).toEqual([
+    expect(applied()).toEqual([
       {
-        input: { customerId: "c1", planId: "pro" },
+        input,
         decision: { id: done.decision!.id, decidedAt: expect.any(String), decidedBy: "ana" },
       },
     ]);
@@ -119,16 +115,16 @@ describe("tools that wait for a person", () => {
         .filter((r) => r.status === "rejected")
         .map((r) => (r as PromiseRejectedResult).reason.code),
     ).toEqual(["approval_decided", "approval_decided"]);
-    await until(() => applied.length > 0);
+    await until(() => applied().length > 0);
     await new Promise((r) => setTimeout(r, 20));
-    expect(applied).toHaveLength(1);
+    expect(applied()).toHaveLength(1);
   });
 
   it("deny applies nothing", async () => {
     const { approval } = await proposed();
     const denied = await h.runtime.approvals.decide(approval!.id, { decision: "deny" });
     expect(denied.status).toBe("denied");
-    expect(applied).toHaveLength(0);
+    expect(applied()).toHaveLength(0);
     await expect(
       h.runtime.approvals.decide(approval!.id, { decision: "maybe" }),
     ).rejects.toMatchObject({
@@ -137,23 +133,22 @@ describe("tools that wait for a person", () => {
   });
 
   it("an apply that throws is failed with its message", async () => {
-    mode = "throw";
-    const { approval } = await proposed();
+    const { approval } = await proposed({ mode: "throw" });
     const failed = await h.runtime.approvals.decide(approval!.id, { decision: "approve" });
     expect(failed).toMatchObject({ status: "failed", error: "billing said no" });
   });
 
   it("an apply that does not settle in time is unconfirmed; a retry passes the same decision.id; or it is dismissed", async () => {
-    mode = "hang";
     const { approval } = await proposed({ applyTimeoutMs: 50 });
+    setMode("hang");
     const unconfirmed = await h.runtime.approvals.decide(approval!.id, { decision: "approve" });
     expect(unconfirmed.status).toBe("unconfirmed");
-    mode = "ok";
+    setMode("ok");
     const retried = await h.runtime.approvals.retry(approval!.id);
     expect(retried.status).toBe("applied");
-    expect(applied).toHaveLength(2);
-    expect((applied[0]!.decision as { id: string }).id).toBe(
-      (applied[1]!.decision as { id: string }).id,
+    expect(applied()).toHaveLength(2);
+    expect((applied()[0]!.decision as { id: string }).id).toBe(
+      (applied()[1]!.decision as { id: string }).id,
     );
     await expect(h.runtime.approvals.dismiss(approval!.id)).rejects.toMatchObject({
       code: "approval_state",
@@ -166,9 +161,9 @@ describe("tools that wait for a person", () => {
     await h.runtime.close();
     const second = h.newRuntime({ applyTimeoutMs: 30, leaseMs: 30 });
     await second.start();
-    mode = "hang";
+    setMode("hang");
     void second.approvals.decide(approval!.id, { decision: "approve" }).catch(() => {});
-    await until(() => applied.length === 1);
+    await until(() => applied().length === 1);
     // That runtime dies mid-apply: a third one marks the apply unconfirmed and does not run it.
     await second.close();
     const third = h.newRuntime({ applyTimeoutMs: 30, leaseMs: 30 });
@@ -176,7 +171,7 @@ describe("tools that wait for a person", () => {
     await third.start();
     await until(async () => (await third.approvals.get(approval!.id)).status === "unconfirmed");
     await new Promise((r) => setTimeout(r, 50));
-    expect(applied).toHaveLength(1);
+    expect(applied()).toHaveLength(1);
   });
 
   it("fails the call when nobody is there to ask", async () => {
@@ -186,8 +181,7 @@ describe("tools that wait for a person", () => {
   });
 
   it("refuses a card with more than 20 facts", async () => {
-    cardFacts = 21;
-    const { events, approval } = await proposed();
+    const { events, approval } = await proposed({ cardFacts: 21 });
     expect(approval).toBeUndefined();
     expect(ofType(events, "tool.failed")[0]!.data.message).toMatch(/at most 20 facts/);
   });

@@ -1,17 +1,13 @@
-import { useInput, useModel, useTool } from "@opencomputer/agent";
-import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, harness, ofType } from "./harness.ts";
+// The ask tool, in both execution modes: the agent is in fixtures/ask-agents.ts; what its
+// render saw of an answer is read from its marks (marks.ts).
 
-const inputs: unknown[] = [];
-function asker() {
-  useModel("script/test");
-  const input = useInput();
-  inputs.push(input);
-  if (input.answer)
-    return `The answer was ${input.answer.value ?? input.answer.text}. Proceed accordingly.`;
-  useTool("ask");
-  return "Read the request, propose an approach, and ask whether to go ahead.";
-}
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { asker } from "./fixtures/ask-agents.ts";
+import { clearMarks, marks } from "./fixtures/marks.ts";
+import { EXECUTIONS, type Harness, harness, ofType, TEST_WORKERS } from "./harness.ts";
+
+const AGENTS = fileURLToPath(new URL("./fixtures/ask-agents.ts", import.meta.url));
 
 const ask = (input: Record<string, unknown>) => ({ toolCalls: [{ name: "ask", input }] });
 const options = [
@@ -20,19 +16,25 @@ const options = [
 ];
 
 let h: Harness;
+const questions: string[] = [];
 afterEach(async () => {
-  inputs.length = 0;
   await h?.close();
+  for (const id of questions.splice(0)) clearMarks(id);
 });
 
-async function askedSession(steps: object[]) {
-  h = await harness({ agents: { asker }, steps: steps as never });
-  const first = await h.run("Please refactor the billing module");
-  const session = await h.runtime.sessions.get(first.sessionId);
-  return { ...first, session };
-}
+describe.each(EXECUTIONS)("ask (%s)", (execution) => {
+  async function askedSession(steps: object[]) {
+    h = await harness({
+      agentsModule: AGENTS,
+      execution,
+      workers: TEST_WORKERS,
+      steps: steps as never,
+    });
+    const first = await h.run("Please refactor the billing module", "asker");
+    const session = await h.runtime.sessions.get(first.sessionId);
+    return { ...first, session };
+  }
 
-describe("ask", () => {
   it("ends the turn with outcome question, opens session.question and logs question.asked", async () => {
     const { session, events, turnId } = await askedSession([
       ask({ text: "Go ahead?", options }),
@@ -63,6 +65,7 @@ describe("ask", () => {
       { text: "Proceeding." },
     ]);
     const questionId = (session.question as { id: string }).id;
+    questions.push(questionId);
     const held = await h.runtime.sessions.sendTurn(sessionId, { text: "also keep the old API" });
     expect(held.status).toBe("held");
     expect((await h.runtime.sessions.get(sessionId)).turns).toHaveLength(1);
@@ -82,6 +85,7 @@ describe("ask", () => {
       answer: { questionId, value: "yes" },
       steering: [{ source: "user", text: "also keep the old API" }],
     });
+    const inputs = marks(questionId, "answer-inputs").map((l) => JSON.parse(l) as unknown);
     expect(inputs.at(-1)).toMatchObject({ answer: { value: "yes" } });
     const events = await h.events(sessionId);
     const rendered = ofType(events, "agent.rendered").at(-1)!;
@@ -103,6 +107,7 @@ describe("ask", () => {
       details: { path: "input.answer.questionId" },
     });
     const questionId = (session.question as { id: string }).id;
+    questions.push(questionId);
     const { turnId } = await h.runtime.sessions.sendTurn(sessionId, {
       answer: { questionId, text: "yes" },
     });
@@ -189,7 +194,11 @@ describe("ask", () => {
       "interrupted",
     );
   });
+});
 
+// In-process only: a worker for a microvm session needs a sandbox (without one the turn fails
+// deployment_invalid first); worker.test.ts checks ask in a sandboxed microvm worker.
+describe("ask in-process", () => {
   it("cannot be selected by a microvm session", async () => {
     h = await harness({ agents: { asker }, steps: [ask({ text: "Go?" })] });
     const { session } = await h.runtime.sessions.create({

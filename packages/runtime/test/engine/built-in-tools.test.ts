@@ -1,7 +1,19 @@
-import { useModel, useTool } from "@opencomputer/agent";
+// Runtime-provided tools, in both execution modes: the agent is in
+// fixtures/built-in-tools-agents.ts; the tool (and what it records) stays in this process.
+
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BuiltInTool } from "../../src/engine/built-in-tool.ts";
-import { type Harness, harness, ofType } from "./harness.ts";
+import {
+  EXECUTIONS,
+  type Harness,
+  type HarnessOptions,
+  harness,
+  ofType,
+  TEST_WORKERS,
+} from "./harness.ts";
+
+const AGENTS = fileURLToPath(new URL("./fixtures/built-in-tools-agents.ts", import.meta.url));
 
 const ended: string[] = [];
 const upper: BuiltInTool = {
@@ -23,22 +35,18 @@ const upper: BuiltInTool = {
   },
 };
 
-function agent() {
-  useModel("script/test");
-  useTool("upper");
-  return "Use upper.";
-}
-
 let h: Harness;
 afterEach(async () => {
   ended.length = 0;
   await h?.close();
 });
 
-describe("runtime-provided tools", () => {
+describe.each(EXECUTIONS)("runtime-provided tools (%s)", (execution) => {
+  const start = (options: HarnessOptions) =>
+    harness({ agentsModule: AGENTS, execution, workers: TEST_WORKERS, ...options });
+
   it("are offered to the model, validated, run, and report progress", async () => {
-    h = await harness({
-      agents: { agent },
+    h = await start({
       builtInTools: [upper],
       steps: [
         {
@@ -72,7 +80,7 @@ describe("runtime-provided tools", () => {
   });
 
   it("an id the runtime does not provide fails the render", async () => {
-    h = await harness({ agents: { agent }, steps: [{ text: "x" }] });
+    h = await start({ steps: [{ text: "x" }] });
     const { events } = await h.run("go");
     expect(ofType(events, "turn.failed")[0]!.data.code).toBe("agent_failed");
     expect(h.logs.some((l) => JSON.stringify(l).includes("upper"))).toBe(true);

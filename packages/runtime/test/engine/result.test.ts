@@ -1,30 +1,20 @@
-import { defineTool, useModel, useTool } from "@opencomputer/agent";
+// The session result in both execution modes: the agent is in fixtures/result-agents.ts.
+
+import { fileURLToPath } from "node:url";
 import type { ScriptStep, Store, WriteBatch } from "@opencomputer/runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsonDigest } from "../../src/digest.ts";
-import { type Harness, harness, ofType } from "./harness.ts";
+import { reportSchema } from "./fixtures/result-agents.ts";
+import {
+  EXECUTIONS,
+  type Harness,
+  type HarnessOptions,
+  harness,
+  ofType,
+  TEST_WORKERS,
+} from "./harness.ts";
 
-const reportSchema = {
-  type: "object",
-  properties: { url: { type: "string" }, status: { type: "integer" }, note: { type: "string" } },
-  required: ["url", "status"],
-  additionalProperties: false,
-} as const;
-
-const report = defineTool({
-  name: "report",
-  description: "Report the checked URL and its status",
-  input: { type: "object", properties: { url: {}, status: {}, note: {} } },
-  output: reportSchema,
-  result: true,
-  run: ({ input }) => ({ ...input }),
-});
-
-function agent() {
-  useModel("script/test");
-  useTool(report);
-  return "Report what you found.";
-}
+const AGENTS = fileURLToPath(new URL("./fixtures/result-agents.ts", import.meta.url));
 
 const call = (input: Record<string, unknown>): ScriptStep => ({
   toolCalls: [{ name: "report", input }],
@@ -35,10 +25,12 @@ afterEach(async () => {
   await h?.close();
 });
 
-describe("the session result", () => {
+describe.each(EXECUTIONS)("the session result (%s)", (execution) => {
+  const start = (options: HarnessOptions) =>
+    harness({ agentsModule: AGENTS, execution, workers: TEST_WORKERS, ...options });
+
   it("commits a valid value as session.result with tool.completed result: true", async () => {
-    h = await harness({
-      agents: { agent },
+    h = await start({
       steps: [call({ url: "https://a.example", status: 200 }), { text: "done" }],
     });
     const { sessionId, turnId, events } = await h.run("check");
@@ -70,8 +62,7 @@ describe("the session result", () => {
   it("commits the result before the model is told the call succeeded", async () => {
     let seenAtStep2: unknown = "not called";
     let steps = 0;
-    h = await harness({
-      agents: { agent },
+    h = await start({
       model: "probe/x",
       providers: {
         probe: () => ({
@@ -144,8 +135,7 @@ describe("the session result", () => {
   });
 
   it("a value that fails the output schema fails the call; the previous result stands", async () => {
-    h = await harness({
-      agents: { agent },
+    h = await start({
       steps: [
         call({ url: "u1", status: 200 }),
         call({ url: "u2", status: "ok" }),
@@ -171,7 +161,7 @@ describe("the session result", () => {
     const over = { url: "", status: 1, note: "é".repeat(4081) };
     expect(Buffer.byteLength(JSON.stringify(exact))).toBe(8192);
     expect(JSON.stringify(over).length).toBeLessThan(8192);
-    h = await harness({ agents: { agent }, steps: [call(exact), call(over), { text: "x" }] });
+    h = await start({ steps: [call(exact), call(over), { text: "x" }] });
     const { sessionId, events } = await h.run("go");
     expect(ofType(events, "tool.completed")).toHaveLength(1);
     expect(ofType(events, "tool.failed")[0]!.data.message).toMatch(
@@ -181,8 +171,7 @@ describe("the session result", () => {
   });
 
   it("a later call replaces the whole value and the log keeps every call", async () => {
-    h = await harness({
-      agents: { agent },
+    h = await start({
       steps: [
         call({ url: "a", status: 1, note: "first" }),
         call({ url: "b", status: 2 }),
@@ -202,8 +191,7 @@ describe("the session result", () => {
   });
 
   it("a later turn that fails does not clear the result", async () => {
-    h = await harness({
-      agents: { agent },
+    h = await start({
       steps: [
         call({ url: "a", status: 1 }),
         { text: "x" },
@@ -220,8 +208,7 @@ describe("the session result", () => {
 
   it("retries a commit whose acknowledgement was lost and keeps the one saved record", async () => {
     let lost = 0;
-    h = await harness({
-      agents: { agent },
+    h = await start({
       steps: [call({ url: "a", status: 1 }), { text: "x" }],
       wrapStore: (real) =>
         Object.assign(Object.create(real) as Store, {
@@ -245,8 +232,7 @@ describe("the session result", () => {
   });
 
   it("pages result records oldest first", async () => {
-    h = await harness({
-      agents: { agent },
+    h = await start({
       steps: [1, 2, 3].map((n) => call({ url: `u${n}`, status: n })).concat([{ text: "x" }]),
     });
     const { sessionId } = await h.run("go");

@@ -1,7 +1,18 @@
+// Streamed answers, in both execution modes: the agent is in fixtures/streaming-agents.ts.
+
+import { fileURLToPath } from "node:url";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { useModel } from "@opencomputer/agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, harness, ofType } from "./harness.ts";
+import {
+  EXECUTIONS,
+  type Harness,
+  type HarnessOptions,
+  harness,
+  ofType,
+  TEST_WORKERS,
+} from "./harness.ts";
+
+const AGENTS = fileURLToPath(new URL("./fixtures/streaming-agents.ts", import.meta.url));
 
 const usage = {
   inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 },
@@ -36,21 +47,18 @@ function slowModel(words: string[], gapMs: number, reasoning?: string): Language
   };
 }
 
-function agent() {
-  useModel("slow/words");
-  return "Answer.";
-}
-
 let h: Harness;
 afterEach(async () => {
   await h?.close();
 });
 
-describe("streamed answers", () => {
+describe.each(EXECUTIONS)("streamed answers (%s)", (execution) => {
+  const start = (options: HarnessOptions) =>
+    harness({ agentsModule: AGENTS, execution, workers: TEST_WORKERS, ...options });
+
   it("become coalesced message.delta events, then message.completed with the whole text", async () => {
     const words = Array.from({ length: 30 }, (_, i) => `word${i} `);
-    h = await harness({
-      agents: { agent },
+    h = await start({
       model: "slow/words",
       providers: { slow: () => slowModel(words, 10, "thinking…") },
     });
@@ -75,8 +83,7 @@ describe("streamed answers", () => {
   });
 
   it("writes no delta rows for an answer that arrives at once", async () => {
-    h = await harness({
-      agents: { agent },
+    h = await start({
       model: "slow/words",
       providers: { slow: () => slowModel(["all ", "at ", "once"], 0) },
     });
