@@ -97,6 +97,21 @@ describe('opencomputer session "text" answering from the keyboard', () => {
     expectAnsweredAndApplied(out);
   }, 90_000);
 
+  it("embedded: a denied card is reported denied and nothing is applied", async () => {
+    const out = await oneShot(["--dir", project, "refund please"], "1\nn\n", {
+      OPENCOMPUTER_API_URL: "",
+    });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toMatch(/approval apr_\S+: denied/);
+    const types = out.stdout
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as Line).type);
+    expect(types).toContain("approval.decided");
+    expect(types).not.toContain("approval.applied");
+    expect(types).not.toContain("approval.applying");
+  }, 90_000);
+
   it("without a keyboard leaves the question open and says so", async () => {
     const out = await oneShot(["--no-interactive", "--dir", project, "refund please"], "", {
       OPENCOMPUTER_API_URL: "",

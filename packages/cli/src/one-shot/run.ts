@@ -4,8 +4,15 @@ import type { ApprovalCard, OneShotBackend, OpenQuestion } from "./backend.ts";
 import type { Keyboard } from "./keyboard.ts";
 
 const SETTLED = new Set(["turn.completed", "turn.failed", "turn.cancelled"]);
-/** Approval statuses after which nothing more happens on their own. */
-const FINAL = new Set(["applied", "failed", "unconfirmed", "denied", "dismissed"]);
+/** Approval events after which nothing more happens on their own. */
+const FINAL = new Set(["approval.applied", "approval.failed", "approval.unconfirmed"]);
+
+/** The event that settles a decision: the apply's outcome, or the denial itself. */
+function settlesApproval(e: EventRecord, approvalId: string): boolean {
+  const data = e.data as { approvalId?: string; status?: string };
+  if (data.approvalId !== approvalId) return false;
+  return FINAL.has(e.type) || (e.type === "approval.decided" && data.status === "denied");
+}
 
 export interface OneShotOptions {
   agentRef: string;
@@ -72,14 +79,11 @@ export async function runOneShot(
 
     for (const approval of pending) {
       const decision = await askDecision(options, approval);
-      await backend.decide(approval.id, decision);
-      const outcome = await follow(
-        (e) =>
-          e.type.startsWith("approval.") &&
-          (e.data as { approvalId?: string }).approvalId === approval.id &&
-          FINAL.has(e.type.slice("approval.".length)),
-      );
-      options.say(`approval ${approval.id}: ${outcome.type.slice("approval.".length)}`);
+      // Resolves once the decision is settled: after the apply for an approval, at once for a
+      // denial. Its events are then printed up to the one that settled it.
+      const settled = await backend.decide(approval.id, decision);
+      await follow((e) => settlesApproval(e, approval.id));
+      options.say(`approval ${approval.id}: ${settled.status}`);
     }
     if (!view.question) {
       if (pending.length === 0) return done();
