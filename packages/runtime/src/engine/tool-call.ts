@@ -12,16 +12,16 @@ import { checkSchema } from "./validators.ts";
 /** A tool's output larger than this fails the call instead of flooding the log and the prompt. */
 export const TOOL_OUTPUT_LIMIT_BYTES = 1024 * 1024;
 
-/**
- * Runs one tool call to an outcome the model sees. Nothing the tool does (throwing, returning
- * junk, reporting junk progress) escapes as anything but a failed call; the turn continues.
- */
 /** The agent code a call runs in, and the render whose tool it calls. */
 export interface CallSite {
   agent: AgentHandle;
   render: RenderedAgent;
 }
 
+/**
+ * Runs one tool call to an outcome the model sees. Nothing the tool does (throwing, returning
+ * junk, reporting junk progress) escapes as anything but a failed call; the turn continues.
+ */
 export async function executeCall(
   scope: TurnScope,
   call: ToolCallRecord,
