@@ -12,7 +12,11 @@ import {
   type RuntimeOptions,
   type TurnRecord,
 } from "@opencomputer/runtime";
-import { createSqliteStore, type SqliteStore } from "@opencomputer/store-sqlite";
+import {
+  createSqliteStore,
+  type SqliteStore,
+  type SqliteStoreOptions,
+} from "@opencomputer/store-sqlite";
 import { AGENT_ID, SCRIPT_MODEL, SUPPORT_DIR, USER_TEXT } from "./scenario.ts";
 
 export type Durability = "normal" | "full";
@@ -32,10 +36,12 @@ export async function openEngine(
   durability: Durability,
   /** E.g. `{ execution: "worker" }` for the engine-worker benchmark. */
   extra: Partial<RuntimeOptions> = {},
+  /** E.g. `{ groupCommitMs: 0 }` for the engine-per-commit benchmark. */
+  storeOptions: Partial<SqliteStoreOptions> = {},
 ): Promise<EngineFixture> {
   const dir = mkdtempSync(join(tmpdir(), "oc-bench-"));
   const dbPath = join(dir, "data.db");
-  const store = createSqliteStore({ path: dbPath, durability });
+  const store = createSqliteStore({ path: dbPath, durability, ...storeOptions });
   const runtime = createRuntime({
     store,
     agents: createSourceAgents(SUPPORT_DIR),

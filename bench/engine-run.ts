@@ -1,6 +1,7 @@
 // The DESIGN target: one run of the support agent through the engine, every event committed to
 // SQLite before the next step, measured run after run.
 import type { RuntimeOptions } from "@opencomputer/runtime";
+import type { SqliteStoreOptions } from "@opencomputer/store-sqlite";
 import { type Durability, openEngine } from "./engine-fixture.ts";
 import { type LatencySummary, measure, percentile } from "./stats.ts";
 
@@ -37,8 +38,9 @@ export async function benchEngine(
   durability: Durability,
   opts: { warmup: number; runs: number },
   extra: Partial<RuntimeOptions> = {},
+  storeOptions: Partial<SqliteStoreOptions> = {},
 ): Promise<EngineResult> {
-  const engine = await openEngine(durability, extra);
+  const engine = await openEngine(durability, extra, storeOptions);
   try {
     const total = opts.warmup + opts.runs;
     const creates = new Float64Array(total);

@@ -26,6 +26,7 @@ const BENCHMARKS = [
   "ai-sdk",
   "engine",
   "engine-full",
+  "engine-per-commit",
   "engine-worker",
   "concurrent",
   "build",
@@ -38,7 +39,8 @@ const DESCRIPTIONS: Record<BenchName, string> = {
   bare: "hand-written loop, in memory: two fake model steps and the tool call",
   "ai-sdk": "AI SDK 6 generateText + MockLanguageModelV3, stepCountIs(5), in memory",
   engine: "engine on SQLite (WAL, durability normal): create → sendTurn → waitForTurn",
-  "engine-full": "the same with durability full (fsync on every commit)",
+  "engine-full": "the same with durability full (fsync on every journal record and commit)",
+  "engine-per-commit": "engine with groupCommitMs 0: every change its own SQLite commit",
   "engine-worker": "engine with the agent's code in a worker process (IPC per render and call)",
   concurrent: "sessions started together in one process, then all awaited",
   build: "opencomputer build, cold: examples/support and 20 agents × 10 tools (its own report)",
@@ -143,6 +145,9 @@ function ratios(latency: Partial<Record<BenchName, LatencySummary>>): Ratio[] {
   if (aiSdk && bare) out.push({ name: "ai-sdk p50 / bare p50", value: aiSdk.p50Us / bare.p50Us });
   if (full && engine)
     out.push({ name: "engine-full p50 / engine p50", value: full.p50Us / engine.p50Us });
+  const perCommit = latency["engine-per-commit"];
+  if (perCommit && engine)
+    out.push({ name: "engine p50 / engine-per-commit p50", value: engine.p50Us / perCommit.p50Us });
   const worker = latency["engine-worker"];
   if (worker && engine)
     out.push({ name: "engine-worker p50 / engine p50", value: worker.p50Us / engine.p50Us });
@@ -183,7 +188,9 @@ async function main() {
     else if (name === "ai-sdk") latency["ai-sdk"] = await benchAiSdk(scenario, sizes);
     else if (name === "engine") latency.engine = await benchEngine("normal", sizes);
     else if (name === "engine-full") latency["engine-full"] = await benchEngine("full", sizes);
-    else if (name === "engine-worker") latency["engine-worker"] = await benchEngineWorker(sizes);
+    else if (name === "engine-per-commit") {
+      latency["engine-per-commit"] = await benchEngine("normal", sizes, {}, { groupCommitMs: 0 });
+    } else if (name === "engine-worker") latency["engine-worker"] = await benchEngineWorker(sizes);
     else if (name === "build") buildReport = benchBuild();
     else if (name === "cluster") cluster = await benchCluster();
     else if (name === "sse") sse = await benchSse();

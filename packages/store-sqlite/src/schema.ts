@@ -127,8 +127,18 @@ CREATE UNIQUE INDEX sessions_idempotency_key ON sessions (project_id, idempotenc
 CREATE INDEX sessions_by_project_created ON sessions (project_id, created_at DESC, id DESC);
 `;
 
+// Group commit (group-commit.ts): the last commit-journal record this file's state includes,
+// written in the same commit as the changes, so a replay starts after it.
+const JOURNAL_V4 = `
+CREATE TABLE journal_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  applied_seq INTEGER NOT NULL
+);
+INSERT INTO journal_state (id, applied_seq) VALUES (1, 0);
+`;
+
 /** Migration n (1-based) brings a database from user_version n-1 to n. Append only. */
-export const MIGRATIONS: readonly string[] = [V1, APPROVALS_V2, PROJECTS_V3];
+export const MIGRATIONS: readonly string[] = [V1, APPROVALS_V2, PROJECTS_V3, JOURNAL_V4];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

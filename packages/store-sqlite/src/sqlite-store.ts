@@ -22,6 +22,8 @@ import {
 } from "@opencomputer/runtime";
 import Database from "better-sqlite3";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approval-rows.ts";
+import { GroupCommit } from "./group-commit.ts";
+import { Journal } from "./journal.ts";
 import {
   type LeaseRow,
   nextLease,
@@ -66,6 +68,13 @@ export interface SqliteStoreOptions {
   durability?: "normal" | "full";
   /** How long a write waits for another connection's lock before failing. Default 10 s. */
   busyTimeoutMs?: number;
+  /**
+   * Group commit (file databases): each change is made durable by one append to the commit
+   * journal `<path>-oclog` before the store returns, and SQLite commits the changes together
+   * at most this many ms later (other processes see them then). 0 commits every change on its
+   * own, with no journal. Default 5.
+   */
+  groupCommitMs?: number;
 }
 
 type Fn<A extends unknown[], R> = (...args: A) => R;
@@ -85,6 +94,9 @@ export class SqliteStore implements Store {
     [string, string, number, WriteBatch],
     { lease: Lease; events: EventRecord[] } | null
   >;
+  private readonly renewTx: Fn<[string, Lease, number], Lease | null>;
+  private readonly releaseTx: Fn<[string, Lease], void>;
+  private readonly group: GroupCommit | null;
 
   constructor(options: SqliteStoreOptions) {
     const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
@@ -101,23 +113,50 @@ export class SqliteStore implements Store {
     this.statements = new StatementCache(db);
     this.writer = new BatchWriter(this.statements);
     const writer = this.writer;
-    this.applyTx = db.transaction((sessionId: string, batch: WriteBatch) =>
-      writer.write(sessionId, batch),
-    ).immediate;
-    this.createTx = db.transaction((session: SessionRecord, events: readonly NewEvent[]) =>
+    const groupCommitMs = options.groupCommitMs ?? 5;
+    const onFile = options.path !== ":memory:" && options.path !== "";
+    try {
+      this.group =
+        onFile && groupCommitMs > 0
+          ? new GroupCommit(
+              db,
+              this.statements,
+              new Journal(`${options.path}-oclog`, options.durability === "full"),
+              groupCommitMs,
+            )
+          : null;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    // Without group commit each change is its own BEGIN IMMEDIATE transaction.
+    const tx = <A extends unknown[], R>(body: (...args: A) => R): Fn<A, R> =>
+      this.group !== null ? this.group.wrap(body) : db.transaction(body).immediate;
+    this.applyTx = tx((sessionId: string, batch: WriteBatch) => writer.write(sessionId, batch));
+    this.createTx = tx((session: SessionRecord, events: readonly NewEvent[]) =>
       this.createInTx(session, events),
-    ).immediate;
-    this.acquireTx = db.transaction(
-      (sessionId: string, runtimeId: string, ttlMs: number, now: number) =>
-        this.acquireInTx(sessionId, runtimeId, ttlMs, now),
-    ).immediate;
-    this.leasedApplyTx = db.transaction(
+    );
+    this.acquireTx = tx((sessionId: string, runtimeId: string, ttlMs: number, now: number) =>
+      this.acquireInTx(sessionId, runtimeId, ttlMs, now),
+    );
+    this.leasedApplyTx = tx(
       (sessionId: string, runtimeId: string, ttlMs: number, batch: WriteBatch) => {
         const lease = this.acquireInTx(sessionId, runtimeId, ttlMs, Date.now());
         if (lease === null) return null;
         return { lease, events: writer.write(sessionId, { ...batch, fence: lease }) };
       },
-    ).immediate;
+    );
+    this.renewTx = tx((sessionId: string, lease: Lease, expiresAt: number): Lease | null => {
+      const { changes } = this.statements
+        .get(RENEW_LEASE)
+        .run(expiresAt, sessionId, lease.runtimeId, lease.epoch);
+      return changes === 0 ? null : { runtimeId: lease.runtimeId, epoch: lease.epoch, expiresAt };
+    });
+    this.releaseTx = tx((sessionId: string, lease: Lease) => {
+      this.statements
+        .get(RELEASE_LEASE)
+        .run(sessionId, lease.runtimeId, lease.epoch, lease.expiresAt);
+    });
   }
 
   async applyWithLease(
@@ -167,17 +206,11 @@ export class SqliteStore implements Store {
     ttlMs: number,
     now: number = Date.now(),
   ): Promise<Lease | null> {
-    const expiresAt = now + ttlMs;
-    const { changes } = this.statements
-      .get(RENEW_LEASE)
-      .run(expiresAt, sessionId, lease.runtimeId, lease.epoch);
-    return changes === 0 ? null : { runtimeId: lease.runtimeId, epoch: lease.epoch, expiresAt };
+    return this.renewTx(sessionId, lease, now + ttlMs);
   }
 
   async releaseLease(sessionId: string, lease: Lease): Promise<void> {
-    this.statements
-      .get(RELEASE_LEASE)
-      .run(sessionId, lease.runtimeId, lease.epoch, lease.expiresAt);
+    this.releaseTx(sessionId, lease);
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
@@ -352,8 +385,14 @@ export class SqliteStore implements Store {
       .all(now) as string[];
   }
 
+  /** Commits the open group (if any), then closes the connection. */
   async close(): Promise<void> {
-    if (this.database.open) this.database.close();
+    if (!this.database.open) return;
+    try {
+      this.group?.close();
+    } finally {
+      this.database.close();
+    }
   }
 
   private readSession(sessionId: string): SessionRecord | undefined {

@@ -1,0 +1,119 @@
+// The commit journal: an append-only file next to the database that makes each state change
+// durable with one write() while SQLite commits many of them together (group-commit.ts).
+//
+// A record is the statements one state change ran, with their bound parameters, so replaying
+// it on the state it was first applied to gives exactly the same rows (ids, timestamps and
+// lease times are parameters, never computed again). Layout, little-endian:
+//   [payload bytes u32][crc32 of payload u32][seq f64][payload: JSON of Statement[]]
+// Each group writes its records from offset 0 over the previous group's (all committed by then),
+// with seqs one apart. Reading takes the run of consecutive seqs from offset 0 and stops at the
+// first record that is cut short (a crash mid-write: never acknowledged), fails its checksum, or
+// does not continue the seqs (an older group's record beyond the end of this one's).
+
+import {
+  closeSync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  writeSync,
+} from "node:fs";
+import { crc32 } from "node:zlib";
+
+/** One executed statement: its SQL text and the arguments it was run with. */
+export type JournalStatement = [sql: string, args: unknown[]];
+
+export interface JournalRecord {
+  seq: number;
+  statements: JournalStatement[];
+}
+
+const HEADER = 16;
+
+export class Journal {
+  private readonly fd: number;
+
+  constructor(
+    readonly path: string,
+    private readonly sync: boolean,
+  ) {
+    this.fd = openSync(path, "a+", 0o600);
+    // "a+" creates the file; positional writes need a descriptor without O_APPEND.
+    closeSync(this.fd);
+    this.fd = openSync(path, "r+");
+  }
+
+  /**
+   * Writes one record of statements already encoded as JSON at `position`; durable against a
+   * killed process on return (and against power loss when opened with sync). Returns its length.
+   */
+  write(position: number, seq: number, encoded: readonly string[]): number {
+    const payload = Buffer.from(`[${encoded.join(",")}]`, "utf8");
+    const record = Buffer.allocUnsafe(HEADER + payload.length);
+    record.writeUInt32LE(payload.length, 0);
+    record.writeUInt32LE(crc32(payload), 4);
+    record.writeDoubleLE(seq, 8);
+    payload.copy(record, HEADER);
+    let written = 0;
+    while (written < record.length) {
+      written += writeSync(this.fd, record, written, record.length - written, position + written);
+    }
+    if (this.sync) fdatasyncSync(this.fd);
+    return record.length;
+  }
+
+  size(): number {
+    return fstatSync(this.fd).size;
+  }
+
+  /**
+   * Whether the file may hold records after `appliedSeq`: only when the group that wrote last
+   * (from offset 0) was not committed. One 16-byte read instead of reading the file.
+   */
+  mayHoldAfter(appliedSeq: number): boolean {
+    const header = Buffer.allocUnsafe(HEADER);
+    if (readSync(this.fd, header, 0, HEADER, 0) < HEADER) return false;
+    return header.readDoubleLE(8) > appliedSeq;
+  }
+
+  /**
+   * The intact records after `appliedSeq`, in order, and where the intact part of the file ends.
+   * Records up to `appliedSeq` are skipped without decoding.
+   */
+  read(appliedSeq: number): { records: JournalRecord[]; end: number } {
+    const size = this.size();
+    const buffer = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const n = readSync(this.fd, buffer, got, size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    const records: JournalRecord[] = [];
+    let at = 0;
+    let previous: number | null = null;
+    while (at + HEADER <= got) {
+      const length = buffer.readUInt32LE(at);
+      const end = at + HEADER + length;
+      if (end > got) break;
+      const seq = buffer.readDoubleLE(at + 8);
+      if (previous !== null && seq !== previous + 1) break;
+      const payload = buffer.subarray(at + HEADER, end);
+      if (crc32(payload) !== buffer.readUInt32LE(at + 4)) break;
+      if (seq > appliedSeq) records.push({ seq, statements: JSON.parse(payload.toString("utf8")) });
+      previous = seq;
+      at = end;
+    }
+    return { records, end: at };
+  }
+
+  /** Empties the file (on a clean close, when everything in it is committed). */
+  truncate(): void {
+    ftruncateSync(this.fd, 0);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}

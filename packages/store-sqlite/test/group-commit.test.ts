@@ -1,0 +1,221 @@
+// Group commit: every acknowledged change survives a killed process through the commit journal,
+// even though SQLite had not committed it; other connections see changes once a group commits.
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { SessionRecord, Store } from "@opencomputer/runtime";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSqliteStore, type SqliteStore } from "../src/index.ts";
+
+const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
+const OLD = "2020-01-01T00:00:00.000Z";
+
+function sessionRecord(id: string): SessionRecord {
+  return {
+    id,
+    projectId: "default",
+    agentId: "agent_a",
+    deploymentId: "dep_1",
+    environment: "production",
+    status: "new",
+    source: "api",
+    labels: {},
+    executionMode: "default",
+    result: null,
+    question: null,
+    runtime: {},
+    revision: 1,
+    lastSeq: 0,
+    idempotencyKey: null,
+    lease: null,
+    createdAt: OLD,
+    updatedAt: OLD,
+  };
+}
+
+async function createSession(store: Store, id: string): Promise<void> {
+  await store.createSession(sessionRecord(id), [{ type: "session.created", data: null }]);
+}
+
+/** What a plain SQLite connection (no journal) sees as committed. */
+function committedEvents(path: string, sessionId: string): number {
+  const raw = new Database(path, { readonly: true });
+  try {
+    return (
+      raw.prepare("SELECT count(*) AS n FROM events WHERE session_id = ?").get(sessionId) as {
+        n: number;
+      }
+    ).n;
+  } finally {
+    raw.close();
+  }
+}
+
+function runWriter(path: string, sessionId: string, count: number) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", join(FIXTURES, "acked-writer.ts"), path, sessionId, String(count)],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    output += String(d);
+  });
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr += String(d);
+  });
+  const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    child.on("exit", (code, signal) => resolve({ code, signal }));
+  });
+  return {
+    child,
+    exit,
+    output: () => output,
+    stderr: () => stderr,
+    acked: () => [...output.matchAll(/acked (\d+)/g)].map((m) => Number(m[1])),
+  };
+}
+
+describe("SqliteStore group commit", () => {
+  let dir: string;
+  let path: string;
+  const open: SqliteStore[] = [];
+  const openStore = (groupCommitMs?: number) => {
+    const store = createSqliteStore({ path, ...(groupCommitMs ? { groupCommitMs } : {}) });
+    open.push(store);
+    return store;
+  };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "oc-group-"));
+    path = join(dir, "store.db");
+  });
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("keeps every acknowledged change of a process killed before SQLite committed any", async () => {
+    // Open before the writer starts: it must see the killed writer's changes without writing.
+    const watcher = openStore();
+    const writer = runWriter(path, "ses_k", 100_000);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (writer.acked().length >= 300) {
+          clearInterval(timer);
+          writer.child.kill("SIGKILL");
+          resolve();
+        } else if (writer.child.exitCode !== null) {
+          clearInterval(timer);
+          reject(new Error(`the writer exited early: ${writer.output()} ${writer.stderr()}`));
+        }
+      }, 2);
+    });
+    expect((await writer.exit).signal).toBe("SIGKILL");
+    const acked = writer.acked();
+    // The file itself holds none of it: only the journal does.
+    expect(committedEvents(path, "ses_k")).toBe(0);
+    expect(statSync(`${path}-oclog`).size).toBeGreaterThan(0);
+
+    const seen = await watcher.readEvents("ses_k", 0, 1_000_000);
+    expect(seen.length).toBeGreaterThanOrEqual(acked.length + 1);
+    await watcher.close();
+    open.splice(0);
+    const store = openStore();
+    const events = await store.readEvents("ses_k", 0, 1_000_000);
+    expect(events).toEqual(seen);
+    const messages = await store.listMessages("ses_k");
+    // Every acknowledged batch is there, in order, gapless; at most one more (written, killed
+    // before it could print) may follow.
+    const batches = events
+      .filter((e) => e.type === "batch")
+      .map((e) => (e.data as { i: number }).i);
+    expect(batches.slice(0, acked.length)).toEqual(acked);
+    expect(batches.length - acked.length).toBeLessThanOrEqual(1);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(messages.map((m) => m.id)).toEqual(batches.map((i) => `msg_${i}`));
+    expect(messages[5]!.content).toEqual({ i: 5, text: "é🧪".repeat(5) });
+    const session = (await store.getSession("ses_k"))!;
+    expect(session.lastSeq).toBe(events.length);
+    expect(session.lease?.runtimeId).toBe("rt_child");
+    // Replayed once and committed: a plain connection sees it, and a reopen changes nothing.
+    expect(committedEvents(path, "ses_k")).toBe(events.length);
+    await store.close();
+    open.splice(0);
+    const again = openStore();
+    expect((await again.readEvents("ses_k", 0, 1_000_000)).length).toBe(events.length);
+    const [next] = await again.apply("ses_k", { ops: [], events: [{ type: "x", data: null }] });
+    expect(next!.seq).toBe(events.length + 1);
+  });
+
+  it("ignores a record cut short at the end of the journal, and writes on after it", async () => {
+    const writer = runWriter(path, "ses_t", 20);
+    expect(await writer.exit).toEqual({ code: 0, signal: null });
+    const journal = `${path}-oclog`;
+    const bytes = readFileSync(journal);
+    // Cut the last record (batch 19) in half, as a crash mid-write would.
+    writeFileSync(journal, bytes.subarray(0, bytes.length - 40));
+    const store = openStore();
+    const batches = (await store.readEvents("ses_t", 0, 1000))
+      .filter((e) => e.type === "batch")
+      .map((e) => (e.data as { i: number }).i);
+    expect(batches).toEqual(Array.from({ length: 19 }, (_, i) => i));
+    await store.apply("ses_t", { ops: [], events: [{ type: "after", data: null }] });
+    await store.close();
+    open.splice(0);
+    const reopened = openStore();
+    const types = (await reopened.readEvents("ses_t", 0, 1000)).map((e) => e.type);
+    expect(types.at(-1)).toBe("after");
+    expect(types.filter((t) => t === "batch")).toHaveLength(19);
+  });
+
+  it("shows a change to other connections once its group commits", async () => {
+    const store = openStore(30);
+    await createSession(store, "ses_v");
+    // Opening a group committed nothing yet; the creating write's group is open.
+    await store.apply("ses_v", { ops: [], events: [{ type: "a", data: null }] });
+    const seenAtOnce = committedEvents(path, "ses_v");
+    await new Promise((r) => setTimeout(r, 120));
+    expect(committedEvents(path, "ses_v")).toBe(2);
+    // The same process reads its own changes at once.
+    expect((await store.readEvents("ses_v", 0, 10)).length).toBe(2);
+    expect(seenAtOnce).toBeLessThan(2);
+  });
+
+  it("lets two stores on one file in one process see each other's changes at once", async () => {
+    const a = openStore(60_000);
+    const b = openStore(60_000);
+    await createSession(a, "ses_1");
+    expect((await b.getSession("ses_1"))?.lastSeq).toBe(1);
+    await b.apply("ses_1", { ops: [], events: [{ type: "from_b", data: null }] });
+    expect((await a.readEvents("ses_1", 0, 10)).map((e) => e.type)).toEqual([
+      "session.created",
+      "from_b",
+    ]);
+  });
+
+  it("refuses a value the journal cannot hold, and keeps what was committed", async () => {
+    const store = openStore();
+    await createSession(store, "ses_b");
+    const error = await store
+      .apply("ses_b", { ops: [], events: [{ type: "big", data: 10n as never }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((await store.readEvents("ses_b", 0, 10)).map((e) => e.type)).toEqual([
+      "session.created",
+    ]);
+  });
+
+  it("commits every change on its own, with no journal, when groupCommitMs is 0", async () => {
+    const store = createSqliteStore({ path, groupCommitMs: 0 });
+    open.push(store);
+    await createSession(store, "ses_0");
+    expect(committedEvents(path, "ses_0")).toBe(1);
+    expect(() => statSync(`${path}-oclog`)).toThrow();
+  });
+});
