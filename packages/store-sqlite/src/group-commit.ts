@@ -8,9 +8,10 @@
 // same commit.
 //
 // The rules that keep it exact:
-// - A change runs in a savepoint of the open group; its statements (those that changed rows,
-//   with their arguments) are appended as one record before the savepoint is released. A throw,
-//   including a failed append, rolls the savepoint back: the change never happened.
+// - A change runs in the open group; its statements (those that changed rows, with their
+//   arguments) are appended as one record before the store returns. A throw after rows
+//   changed, including a failed append, rolls the group back and replays the journal, which
+//   holds every acknowledged change of the group but not this one: it never happened.
 // - Only the holder of SQLite's write lock appends (the group is a BEGIN IMMEDIATE), so records
 //   from all processes on one file are in commit order.
 // - Whoever opens a group first replays the records after `journal_state.applied_seq` (left by
@@ -69,20 +70,21 @@ export class GroupCommit {
   /** Wraps one state change: atomic, journaled before it returns, committed with its group. */
   wrap<A extends unknown[], R>(body: (...args: A) => R): (...args: A) => R {
     const statements = this.statements;
-    const tx = this.db.transaction((...args: A): R => {
-      const recorded: string[] = [];
-      statements.recording = recorded;
-      const result = body(...args);
-      statements.recording = null;
-      if (recorded.length > 0) this.append(recorded);
-      return result;
-    });
     return (...args: A): R => {
       this.open();
+      const recorded: string[] = [];
+      statements.recording = recorded;
       try {
-        return tx.immediate(...args);
-      } finally {
+        const result = body(...args);
         statements.recording = null;
+        if (recorded.length > 0) this.append(recorded);
+        return result;
+      } catch (error) {
+        statements.recording = null;
+        // A refusal before any row changed needs no undo (a failing statement undoes itself).
+        if (recorded.length > 0) this.undo();
+        throw error;
+      } finally {
         // The timer alone is not enough: a busy process whose work resolves as microtasks may
         // not reach the timer phase for a long time.
         if (
@@ -93,6 +95,21 @@ export class GroupCommit {
         }
       }
     };
+  }
+
+  /**
+   * Undoes a change that failed after it had changed rows. No savepoint per change (two more
+   * statements on every write): the group is rolled back and the journal, which holds every
+   * change acknowledged in it and not the failed one, is replayed. Rare: refusals come first.
+   */
+  private undo(): void {
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.db.inTransaction) this.db.exec("ROLLBACK");
+    this.statementsInGroup = 0;
+    this.open();
   }
 
   /**

@@ -55,11 +55,20 @@ export class Journal {
     record.writeUInt32LE(crc32(payload), 4);
     record.writeDoubleLE(seq, 8);
     payload.copy(record, HEADER);
-    let written = 0;
-    while (written < record.length) {
-      written += writeSync(this.fd, record, written, record.length - written, position + written);
+    try {
+      let written = 0;
+      while (written < record.length) {
+        written += writeSync(this.fd, record, written, record.length - written, position + written);
+      }
+      if (this.sync) fdatasyncSync(this.fd);
+    } catch (error) {
+      // The change is refused, so its record must never be replayed, even if it was written
+      // whole (a failed fdatasync): blank its header. Best effort; a torn one fails anyway.
+      try {
+        writeSync(this.fd, Buffer.alloc(HEADER), 0, HEADER, position);
+      } catch {}
+      throw error;
     }
-    if (this.sync) fdatasyncSync(this.fd);
     return record.length;
   }
 

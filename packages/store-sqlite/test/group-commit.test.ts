@@ -199,6 +199,40 @@ describe("SqliteStore group commit", () => {
     ]);
   });
 
+  it("undoes a change that fails after changing rows, and keeps the group's earlier changes", async () => {
+    const store = openStore(60_000);
+    await createSession(store, "ses_u");
+    await store.apply("ses_u", { ops: [], events: [{ type: "kept", data: null }] });
+    const message = (id: string) => ({
+      type: "message.insert" as const,
+      message: {
+        id,
+        sessionId: "ses_u",
+        turnId: "t",
+        role: "user" as const,
+        content: id,
+        createdAt: OLD,
+      },
+    });
+    const failed = await store
+      .apply("ses_u", { ops: [message("m1"), message("m2"), message("m1")], events: [] })
+      .catch((e: unknown) => e);
+    expect((failed as { code?: string }).code).toBe("duplicate");
+    await store.apply("ses_u", { ops: [message("m3")], events: [{ type: "after", data: null }] });
+    const check = async (s: Store) => {
+      expect((await s.readEvents("ses_u", 0, 10)).map((e) => [e.seq, e.type])).toEqual([
+        [1, "session.created"],
+        [2, "kept"],
+        [3, "after"],
+      ]);
+      expect((await s.listMessages("ses_u")).map((m) => m.id)).toEqual(["m3"]);
+    };
+    await check(store);
+    await store.close();
+    open.splice(0);
+    await check(openStore());
+  });
+
   it("refuses a value the journal cannot hold, and keeps what was committed", async () => {
     const store = openStore();
     await createSession(store, "ses_b");
