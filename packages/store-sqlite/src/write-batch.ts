@@ -22,6 +22,9 @@ import type { StatementCache } from "./statements.ts";
 
 type Statement = Database.Statement;
 
+/** Events per INSERT statement (7 parameters each). */
+const EVENT_CHUNK = 32;
+
 // Read as a raw array: [status, last_seq, lease_runtime_id, lease_epoch, status of the expected
 // turn (null when missing; absent without expectTurn)].
 type GuardRow = [string, number, string | null, number | null, TurnStatus | null | undefined];
@@ -53,7 +56,7 @@ export class BatchWriter {
   private readonly insertMessage: Statement;
   private readonly upsertToolCall: Statement;
   private readonly insertResult: Statement;
-  private readonly insertEvent: Statement;
+  private readonly eventInserts: Statement[] = [];
   private readonly setLastSeq: Statement;
   private readonly openCalls: Statement;
   private readonly turnUpdates: Statement[] = [];
@@ -89,8 +92,6 @@ export class BatchWriter {
     this.insertResult = s.get(`INSERT INTO results (session_id, result_id, agent_id,
       deployment_id, turn_id, message_id, tool_call_id, result_tool, schema_digest, data_digest,
       data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.insertEvent = s.get(`INSERT INTO events (session_id, seq, id, timestamp, turn_id, type,
-      data) VALUES (?, ?, ?, ?, ?, ?, ?)`);
     this.setLastSeq = s.get("UPDATE sessions SET last_seq = ? WHERE id = ?");
     this.openCalls = s
       .get(
@@ -286,7 +287,10 @@ export class BatchWriter {
     }
   }
 
-  /** Inserts `events` with seqs after `lastSeq`; the caller records the new last seq. */
+  /**
+   * Inserts `events` with seqs after `lastSeq`; the caller records the new last seq. Up to
+   * EVENT_CHUNK rows go in one INSERT: a statement run has a fixed cost that rows share.
+   */
   appendEvents(
     sessionId: string,
     lastSeq: number,
@@ -295,18 +299,35 @@ export class BatchWriter {
   ): EventRecord[] {
     const n = events.length;
     const out: EventRecord[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const e = events[i]!;
-      const seq = lastSeq + i + 1;
-      const id = newEventId();
-      const turnId = e.turnId;
-      this.insertEvent.run(sessionId, seq, id, timestamp, turnId ?? null, e.type, toJson(e.data));
-      out[i] =
-        turnId === undefined
-          ? { seq, id, timestamp, sessionId, type: e.type, data: e.data }
-          : { seq, id, timestamp, sessionId, turnId, type: e.type, data: e.data };
+    for (let start = 0; start < n; start += EVENT_CHUNK) {
+      const end = Math.min(n, start + EVENT_CHUNK);
+      const params: unknown[] = [];
+      for (let i = start; i < end; i++) {
+        const e = events[i]!;
+        const seq = lastSeq + i + 1;
+        const id = newEventId();
+        const turnId = e.turnId;
+        params.push(sessionId, seq, id, timestamp, turnId ?? null, e.type, toJson(e.data));
+        out[i] =
+          turnId === undefined
+            ? { seq, id, timestamp, sessionId, type: e.type, data: e.data }
+            : { seq, id, timestamp, sessionId, turnId, type: e.type, data: e.data };
+      }
+      this.insertEvents(end - start).run(params);
     }
     return out;
+  }
+
+  private insertEvents(rows: number): Statement {
+    let stmt = this.eventInserts[rows];
+    if (stmt === undefined) {
+      stmt = this.statements.get(
+        "INSERT INTO events (session_id, seq, id, timestamp, turn_id, type, data) VALUES " +
+          Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, ?)").join(", "),
+      );
+      this.eventInserts[rows] = stmt;
+    }
+    return stmt;
   }
 
   private updateTurn(sessionId: string, turnId: string, patch: TurnPatch, timestamp: string) {
