@@ -53,6 +53,11 @@ export interface RuntimeOptions {
   /** How often to look for sessions whose runtime died (default leaseMs / 2). */
   recoveryIntervalMs?: number;
   log?: Logger;
+  /**
+   * How often `waitForTurn` reads the turn again whatever it heard: 250 ms by default, 5 s with
+   * a shared signal (which wakes it at the settling commit of any process).
+   */
+  waitPollMs?: number;
   /** How long an idle session's lease is kept before it is given up (default 1000). */
   idleReleaseMs?: number;
   /** How long an approved `apply` may run before its outcome counts as unknown (default 60 000). */
@@ -130,6 +135,17 @@ export function createRuntime(options: RuntimeOptions) {
   const idleReleaseMs = options.idleReleaseMs ?? 1000;
   const signal = options.signal ?? ctx.notifier;
   const watchers = new SessionWatchers();
+  // Fed by the shared signal only: what other processes commit (and this one's, repeated).
+  const remoteWatchers = signal !== ctx.notifier && signal.shared ? new SessionWatchers() : null;
+  const waitOptions = {
+    pollMs: options.waitPollMs ?? (remoteWatchers ? 5_000 : 250),
+    ...(remoteWatchers
+      ? {
+          watchRemote: (id: string, listener: (lastSeq: number | null) => void) =>
+            remoteWatchers.watch(id, listener),
+        }
+      : {}),
+  };
   const idleTimers = new Map<string, NodeJS.Timeout>();
 
   function worker(sessionId: string): SessionWorker {
@@ -213,6 +229,7 @@ export function createRuntime(options: RuntimeOptions) {
     unlisten.push(
       signal.listen((s) => {
         watchers.deliver(s);
+        remoteWatchers?.deliver(s);
         dispatch(s);
       }),
     );
@@ -370,7 +387,7 @@ export function createRuntime(options: RuntimeOptions) {
       turnId: string,
       opts: { timeoutMs?: number } = {},
     ): Promise<TurnRecord> {
-      return waitForTurn(ctx, sessionId, turnId, opts.timeoutMs ?? 60_000);
+      return waitForTurn(ctx, sessionId, turnId, opts.timeoutMs ?? 60_000, waitOptions);
     },
 
     /** Records a change of the session's computer (from a computer provider's lifecycle). */

@@ -4,17 +4,27 @@ import { NotFoundError } from "./api-errors.ts";
 import type { EngineContext } from "./context.ts";
 
 const SETTLED = new Set(["completed", "failed", "cancelled"]);
-const POLL_MS = 250;
+
+export interface WaitOptions {
+  /**
+   * Commits of every process on the store (a shared signal): a turn another process runs is
+   * seen at its settling commit. `lastSeq` null means notifications may have been missed.
+   */
+  watchRemote?: (sessionId: string, listener: (lastSeq: number | null) => void) => () => void;
+  /** The turn is read again this often whatever was heard (a missed signal, another process). */
+  pollMs: number;
+}
 
 /**
- * Waits for a turn to settle. Wakes on this process's own commits and also polls, so a turn run
- * by another process is seen too.
+ * Waits for a turn to settle. Wakes on this process's own commits (their events say whether the
+ * turn settled), on other processes' commits when a shared signal is given, and on a poll.
  */
 export function waitForTurn(
   ctx: EngineContext,
   sessionId: string,
   turnId: string,
   timeoutMs: number,
+  options: WaitOptions,
 ): Promise<TurnRecord> {
   return new Promise((resolve, reject) => {
     let done = false;
@@ -24,6 +34,7 @@ export function waitForTurn(
       if (done) return;
       done = true;
       unsubscribe();
+      unwatchRemote();
       clearInterval(poll);
       clearTimeout(timer);
       if (turn) resolve(turn);
@@ -49,7 +60,12 @@ export function waitForTurn(
         checking = false;
       }
     };
+    // The highest seq this process committed itself: a shared signal repeats those commits,
+    // and the local subscription already looked at their events.
+    let localSeq = 0;
     const unsubscribe = ctx.notifier.subscribe(sessionId, (events) => {
+      const last = events[events.length - 1];
+      if (last && last.seq > localSeq) localSeq = last.seq;
       if (
         events.some(
           (e) => e.turnId === turnId && /^turn\.(completed|failed|cancelled)$/.test(e.type),
@@ -57,7 +73,11 @@ export function waitForTurn(
       )
         void check();
     });
-    const poll = setInterval(check, POLL_MS);
+    const unwatchRemote =
+      options.watchRemote?.(sessionId, (lastSeq) => {
+        if (lastSeq === null || lastSeq > localSeq) void check();
+      }) ?? (() => {});
+    const poll = setInterval(check, options.pollMs);
     const timer = setTimeout(
       () =>
         finish(

@@ -1,7 +1,8 @@
 // Two runtimes in one test process, each with its own pool and LISTEN signal on one database,
 // as two servers would be. No recovery poll runs (recoveryIntervalMs is huge), so only the
 // signal can move work between them: a turn queued through B while A holds the session's lease
-// is run by A (B backs off without claiming), and B's `watch` hears A's commits.
+// is run by A (B backs off without claiming), and B's `watch` hears A's commits. No wait poll
+// runs either (waitPollMs is huge): B's waitForTurn wakes on A's settling commit.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,6 +46,7 @@ async function openRuntime(url: string, runtimeId: string) {
     }),
     execution: "in-process",
     recoveryIntervalMs: 3_600_000,
+    waitPollMs: 3_600_000,
     idleReleaseMs: 60_000,
     leaseMs: 30_000,
   });
