@@ -3,9 +3,9 @@
 //
 // Why: on the machines we measure, a SQLite commit in WAL mode costs about a dozen syscalls
 // (frame writes per page, lock calls) and every autocommit read two more; a run of the engine
-// made seven of them. An append is one write(). SQLite then commits the group every
-// `intervalMs` (and on close), recording the last journal seq it holds in `journal_state` in the
-// same commit.
+// made seven of them. An append is one write(). SQLite then commits the group as soon as the
+// process is idle, or once it is `intervalMs` old (and on close), recording the last journal
+// seq it holds in `journal_state` in the same commit.
 //
 // The rules that keep it exact:
 // - A change runs in the open group; its statements (those that changed rows, with their
@@ -39,7 +39,7 @@ const openGroups = new Map<string, Set<GroupCommit>>();
 
 export class GroupCommit {
   private readonly key: string;
-  private timer: NodeJS.Timeout | null = null;
+  private idle: NodeJS.Immediate | null = null;
   private nextSeq = 0;
   private journalEnd = 0;
   private statementsInGroup = 0;
@@ -85,8 +85,8 @@ export class GroupCommit {
         if (recorded.length > 0) this.undo();
         throw error;
       } finally {
-        // The timer alone is not enough: a busy process whose work resolves as microtasks may
-        // not reach the timer phase for a long time.
+        // A busy process whose work resolves as microtasks may not reach its idle callback for
+        // a long time: its groups end by age.
         if (
           this.statementsInGroup >= MAX_GROUP_STATEMENTS ||
           performance.now() - this.groupOpenedAt >= this.intervalMs
@@ -103,9 +103,9 @@ export class GroupCommit {
    * change acknowledged in it and not the failed one, is replayed. Rare: refusals come first.
    */
   private undo(): void {
-    if (this.timer !== null) {
-      clearTimeout(this.timer);
-      this.timer = null;
+    if (this.idle !== null) {
+      clearImmediate(this.idle);
+      this.idle = null;
     }
     if (this.db.inTransaction) this.db.exec("ROLLBACK");
     this.statementsInGroup = 0;
@@ -135,9 +135,9 @@ export class GroupCommit {
 
   /** Commits the open group, if any. A failure is kept and the journal replays it later. */
   commit(): void {
-    if (this.timer !== null) {
-      clearTimeout(this.timer);
-      this.timer = null;
+    if (this.idle !== null) {
+      clearImmediate(this.idle);
+      this.idle = null;
     }
     if (!this.db.open || !this.db.inTransaction) return;
     try {
@@ -213,8 +213,11 @@ export class GroupCommit {
       if (this.db.inTransaction) this.db.exec("ROLLBACK");
       throw error;
     }
-    this.timer = setTimeout(() => this.commit(), this.intervalMs);
-    this.timer.unref();
+    // A group ends as soon as the process has nothing else to do (or when it is intervalMs old,
+    // checked on each write): other processes then wait for its lock, and see its changes, only
+    // while this one is busy.
+    this.idle = setImmediate(() => this.commit());
+    this.idle.unref();
   }
 
   private readApplied(): number {

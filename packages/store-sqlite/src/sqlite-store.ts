@@ -71,8 +71,8 @@ export interface SqliteStoreOptions {
   /**
    * Group commit (file databases): each change is made durable by one append to the commit
    * journal `<path>-oclog` before the store returns, and SQLite commits the changes together
-   * at most this many ms later (other processes see them then). 0 commits every change on its
-   * own, with no journal. Default 5.
+   * when the process is next idle, or at most this many ms later while it stays busy (other
+   * processes see them then). 0 commits every change on its own, with no journal. Default 5.
    */
   groupCommitMs?: number;
 }
