@@ -34,6 +34,7 @@ const MAX_GROUP_STATEMENTS = 5_000;
 
 const SELECT_APPLIED = "SELECT applied_seq FROM journal_state WHERE id = 1";
 const UPDATE_APPLIED = "UPDATE journal_state SET applied_seq = ? WHERE id = 1";
+const SELECT_FILE_ID = "SELECT file_id FROM journal_state WHERE id = 1";
 
 const openGroups = new Map<string, Set<GroupCommit>>();
 
@@ -61,6 +62,8 @@ export class GroupCommit {
       openGroups.set(this.key, peers);
     }
     peers.add(this);
+    const row = statements.get(SELECT_FILE_ID).get() as { file_id: string };
+    journal.setOwner(row.file_id);
     statements.beforeUse = () => this.beforeRead();
     // Replays what a previous process left, so reads see it from the start.
     this.open();

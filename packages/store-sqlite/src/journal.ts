@@ -4,7 +4,9 @@
 // A record is the statements one state change ran, with their bound parameters, so replaying
 // it on the state it was first applied to gives exactly the same rows (ids, timestamps and
 // lease times are parameters, never computed again). Layout, little-endian:
-//   [payload bytes u32][crc32 of payload u32][seq f64][payload: JSON of Statement[]]
+//   [payload bytes u32][crc32 of payload u32][seq f64][file id 8 bytes][payload: JSON array]
+// The file id is the database's (journal_state.file_id): records another database left are
+// not this one's, and reading stops at them.
 // Each group writes its records from offset 0 over the previous group's (all committed by then),
 // with seqs one apart. Reading takes the run of consecutive seqs from offset 0 and stops at the
 // first record that is cut short (a crash mid-write: never acknowledged), fails its checksum, or
@@ -29,10 +31,12 @@ export interface JournalRecord {
   statements: JournalStatement[];
 }
 
-const HEADER = 16;
+const HEADER = 24;
 
 export class Journal {
   private readonly fd: number;
+  /** The database's file id, 8 bytes; set by the group commit once it has read it. */
+  private owner: Buffer = Buffer.alloc(8);
 
   constructor(
     readonly path: string,
@@ -42,6 +46,13 @@ export class Journal {
     // "a+" creates the file; positional writes need a descriptor without O_APPEND.
     closeSync(this.fd);
     this.fd = openSync(path, "r+");
+  }
+
+  /** Binds the journal to its database: records are stamped, and read only, with this id. */
+  setOwner(fileIdHex: string): void {
+    const id = Buffer.from(fileIdHex, "hex");
+    if (id.length !== 8) throw new Error(`a journal file id is 8 bytes; got "${fileIdHex}"`);
+    this.owner = id;
   }
 
   /**
@@ -54,6 +65,7 @@ export class Journal {
     record.writeUInt32LE(payload.length, 0);
     record.writeUInt32LE(crc32(payload), 4);
     record.writeDoubleLE(seq, 8);
+    this.owner.copy(record, 16);
     payload.copy(record, HEADER);
     try {
       let written = 0;
@@ -83,7 +95,7 @@ export class Journal {
   mayHoldAfter(appliedSeq: number): boolean {
     const header = Buffer.allocUnsafe(HEADER);
     if (readSync(this.fd, header, 0, HEADER, 0) < HEADER) return false;
-    return header.readDoubleLE(8) > appliedSeq;
+    return header.readDoubleLE(8) > appliedSeq && this.owner.equals(header.subarray(16, HEADER));
   }
 
   /**
@@ -108,6 +120,7 @@ export class Journal {
       if (end > got) break;
       const seq = buffer.readDoubleLE(at + 8);
       if (previous !== null && seq !== previous + 1) break;
+      if (!this.owner.equals(buffer.subarray(at + 16, at + HEADER))) break;
       const payload = buffer.subarray(at + HEADER, end);
       if (crc32(payload) !== buffer.readUInt32LE(at + 4)) break;
       if (seq > appliedSeq) records.push({ seq, statements: JSON.parse(payload.toString("utf8")) });

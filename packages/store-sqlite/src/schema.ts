@@ -129,12 +129,15 @@ CREATE INDEX sessions_by_project_created ON sessions (project_id, created_at DES
 
 // Group commit (group-commit.ts): the last commit-journal record this file's state includes,
 // written in the same commit as the changes, so a replay starts after it.
+// `file_id` is stamped on every journal record, so a journal left next to another database file
+// (the old one deleted, a backup restored) is never replayed into this one.
 const JOURNAL_V4 = `
 CREATE TABLE journal_state (
   id INTEGER PRIMARY KEY CHECK (id = 1),
-  applied_seq INTEGER NOT NULL
+  applied_seq INTEGER NOT NULL,
+  file_id TEXT NOT NULL
 );
-INSERT INTO journal_state (id, applied_seq) VALUES (1, 0);
+INSERT INTO journal_state (id, applied_seq, file_id) VALUES (1, 0, lower(hex(randomblob(8))));
 `;
 
 /** Migration n (1-based) brings a database from user_version n-1 to n. Append only. */

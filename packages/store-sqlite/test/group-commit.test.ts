@@ -1,7 +1,7 @@
 // Group commit: every acknowledged change survives a killed process through the commit journal,
 // even though SQLite had not committed it; other connections see changes once a group commits.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -172,6 +172,25 @@ describe("SqliteStore group commit", () => {
     const types = (await reopened.readEvents("ses_t", 0, 1000)).map((e) => e.type);
     expect(types.at(-1)).toBe("after");
     expect(types.filter((t) => t === "batch")).toHaveLength(19);
+  });
+
+  it("never replays a journal another database file left behind", async () => {
+    const writer = runWriter(path, "ses_old", 50);
+    expect(await writer.exit).toEqual({ code: 0, signal: null });
+    // The database is deleted and made again; the old journal, full of unapplied records, stays.
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    expect(statSync(`${path}-oclog`).size).toBeGreaterThan(0);
+    const store = openStore();
+    expect(await store.getSession("ses_old")).toBeUndefined();
+    await createSession(store, "ses_new");
+    expect((await store.readEvents("ses_new", 0, 10)).map((e) => e.type)).toEqual([
+      "session.created",
+    ]);
+    await store.close();
+    open.splice(0);
+    const reopened = openStore();
+    expect(await reopened.getSession("ses_old")).toBeUndefined();
+    expect((await reopened.getSession("ses_new"))?.lastSeq).toBe(1);
   });
 
   it("shows a change to other connections once its group commits", async () => {
