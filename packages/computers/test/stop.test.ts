@@ -18,12 +18,14 @@ describe("stopping commands", () => {
   });
   afterAll(() => h.dispose());
 
+  // Durations no other process on the host is likely to use: the check looks host-wide (a
+  // `sleep 300` typed in another shell once failed the precondition below).
   const sleepsAlive = () =>
     [
-      ["sleep", "100"],
-      ["sleep", "200"],
-      ["sleep", "300"],
-      ["sleep", "1000"],
+      ["sleep", "1013"],
+      ["sleep", "2013"],
+      ["sleep", "3013"],
+      ["sleep", "10013"],
     ].flatMap(hostProcesses);
 
   it("a timeout stops the command and every process it started, detached ones included", async () => {
@@ -31,7 +33,7 @@ describe("stopping commands", () => {
     const started = Date.now();
     const pending = h.run("stop-1", {
       command:
-        "echo before > written.txt; echo partial; sleep 100 & setsid sleep 200 & nohup sleep 300 & sleep 1000",
+        "echo before > written.txt; echo partial; sleep 1013 & setsid sleep 2013 & nohup sleep 3013 & sleep 10013",
       timeoutSeconds: 1,
     });
     await sleep(600);
@@ -41,7 +43,7 @@ describe("stopping commands", () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.message).toContain("timed out after 1s");
-    expect(result.message).toContain("sleep 1000");
+    expect(result.message).toContain("sleep 10013");
     expect(result.message).toContain("partial");
     expect(Date.now() - started).toBeLessThan(5000);
     expect(sleepsAlive()).toEqual([]);
