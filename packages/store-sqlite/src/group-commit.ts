@@ -106,10 +106,7 @@ export class GroupCommit {
    * change acknowledged in it and not the failed one, is replayed. Rare: refusals come first.
    */
   private undo(): void {
-    if (this.idle !== null) {
-      clearImmediate(this.idle);
-      this.idle = null;
-    }
+    this.cancelIdle();
     if (this.db.inTransaction) this.db.exec("ROLLBACK");
     this.statementsInGroup = 0;
     this.open();
@@ -138,10 +135,7 @@ export class GroupCommit {
 
   /** Commits the open group, if any. A failure is kept and the journal replays it later. */
   commit(): void {
-    if (this.idle !== null) {
-      clearImmediate(this.idle);
-      this.idle = null;
-    }
+    this.cancelIdle();
     if (!this.db.open || !this.db.inTransaction) return;
     try {
       this.statements.get(UPDATE_APPLIED).run(this.nextSeq - 1);
@@ -186,6 +180,13 @@ export class GroupCommit {
     }
     this.nextSeq++;
     this.statementsInGroup += recorded.length;
+  }
+
+  private cancelIdle(): void {
+    if (this.idle !== null) {
+      clearImmediate(this.idle);
+      this.idle = null;
+    }
   }
 
   private commitPeers(peers: Set<GroupCommit>): void {

@@ -42,9 +42,8 @@ export class Journal {
     readonly path: string,
     private readonly sync: boolean,
   ) {
-    this.fd = openSync(path, "a+", 0o600);
-    // "a+" creates the file; positional writes need a descriptor without O_APPEND.
-    closeSync(this.fd);
+    // Created if missing; written through a descriptor without O_APPEND, at chosen positions.
+    closeSync(openSync(path, "a", 0o600));
     this.fd = openSync(path, "r+");
   }
 

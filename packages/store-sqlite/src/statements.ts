@@ -9,7 +9,10 @@ import type Database from "better-sqlite3";
 export class StatementCache {
   private readonly cache = new Map<string, Database.Statement>();
   recording: string[] | null = null;
-  /** Runs before any statement is handed out: group commit flushes peers on the same file. */
+  /**
+   * Runs before any statement is handed out: group commit commits other stores' groups on the
+   * same file and replays changes another process acknowledged but did not commit.
+   */
   beforeUse: (() => void) | null = null;
 
   constructor(private readonly db: Database.Database) {}
@@ -42,7 +45,8 @@ function encode(sql: string, args: unknown[]): string {
   } catch (error) {
     throw new StoreError(
       "invalid_value",
-      `A value written to the store cannot be journaled: ${(error as Error).message}`,
+      `A value written to the store cannot be journaled (${sql.replace(/\s+/g, " ").slice(0, 40)}…): ` +
+        (error as Error).message,
     );
   }
 }

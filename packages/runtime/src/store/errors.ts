@@ -13,6 +13,9 @@ import { OpenComputerError } from "@opencomputer/agent";
  *   applied twice) or missing.
  * - `invalid_batch`: a record that belongs to another session, or an unknown op.
  * - `schema_unsupported`: the store's schema is newer than this build knows.
+ * - `invalid_value`: a value the store cannot keep exactly (e.g. a BigInt in event data).
+ * - `journal_failed`, `journal_corrupt` (SQLite with group commit): the commit journal could not
+ *   be written, or holds records that cannot be replayed; the message names the file.
  * Nothing of a refused batch is written.
  */
 export class StoreError extends OpenComputerError {}
