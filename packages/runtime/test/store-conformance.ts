@@ -18,6 +18,10 @@ import {
   turnRecord,
 } from "./store-conformance/fixtures.ts";
 import { guardsSection } from "./store-conformance/guards.ts";
+
+/** A valid new session record (fresh id unless given), for stores' own tests. */
+export { sessionRecord } from "./store-conformance/fixtures.ts";
+
 import { leasesSection } from "./store-conformance/leases.ts";
 import { queriesSection } from "./store-conformance/queries.ts";
 import { recordsSection } from "./store-conformance/records.ts";

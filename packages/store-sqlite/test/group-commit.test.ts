@@ -6,7 +6,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SessionRecord, Store } from "@opencomputer/runtime";
+import type { Store } from "@opencomputer/runtime";
+import { sessionRecord } from "@opencomputer/runtime/store-conformance";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStore, type SqliteStore } from "../src/index.ts";
@@ -14,31 +15,8 @@ import { createSqliteStore, type SqliteStore } from "../src/index.ts";
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const OLD = "2020-01-01T00:00:00.000Z";
 
-function sessionRecord(id: string): SessionRecord {
-  return {
-    id,
-    projectId: "default",
-    agentId: "agent_a",
-    deploymentId: "dep_1",
-    environment: "production",
-    status: "new",
-    source: "api",
-    labels: {},
-    executionMode: "default",
-    result: null,
-    question: null,
-    runtime: {},
-    revision: 1,
-    lastSeq: 0,
-    idempotencyKey: null,
-    lease: null,
-    createdAt: OLD,
-    updatedAt: OLD,
-  };
-}
-
 async function createSession(store: Store, id: string): Promise<void> {
-  await store.createSession(sessionRecord(id), [{ type: "session.created", data: null }]);
+  await store.createSession(sessionRecord({ id }), [{ type: "session.created", data: null }]);
 }
 
 /** What a plain SQLite connection (no journal) sees as committed. */
