@@ -3,7 +3,7 @@
 // each store gets a database of its own.
 import type { SessionRecord, Store } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
-import { storeConformance } from "@opencomputer/runtime/store-conformance";
+import { sessionRecord, storeConformance } from "@opencomputer/runtime/store-conformance";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresStore, SCHEMA_VERSION } from "../src/index.ts";
@@ -27,33 +27,8 @@ storeConformance("postgres", async () => {
   };
 });
 
-const OLD = "2020-01-01T00:00:00.000Z";
-
-function sessionRecord(id: string): SessionRecord {
-  return {
-    id,
-    projectId: "default",
-    agentId: "agent_a",
-    deploymentId: "dep_1",
-    environment: "production",
-    status: "new",
-    source: "api",
-    labels: {},
-    executionMode: "default",
-    result: null,
-    question: null,
-    runtime: {},
-    revision: 1,
-    lastSeq: 0,
-    idempotencyKey: null,
-    lease: null,
-    createdAt: OLD,
-    updatedAt: OLD,
-  };
-}
-
 async function createSession(store: Store, id: string): Promise<SessionRecord> {
-  const { session } = await store.createSession(sessionRecord(id), [
+  const { session } = await store.createSession(sessionRecord({ id }), [
     { type: "session.created", data: {} },
   ]);
   return session;
@@ -170,7 +145,7 @@ describe("PostgreSQL store across pools", () => {
     const [a, b] = [await open(), await open()];
     const outcomes = await Promise.all(
       Array.from({ length: 6 }, (_, i) => {
-        const s = { ...sessionRecord(`ses_idem_${i}`), idempotencyKey: "idem-race" };
+        const s = { ...sessionRecord({ id: `ses_idem_${i}` }), idempotencyKey: "idem-race" };
         return (i % 2 === 0 ? a : b).createSession(s, [{ type: "session.created", data: {} }]);
       }),
     );
@@ -182,7 +157,7 @@ describe("PostgreSQL store across pools", () => {
   it("filters labels holding U+0000, which jsonb cannot store", async () => {
     const store = await open();
     const labels = { "k\u0000": "a\u0000b", plain: "x\\0" };
-    await store.createSession({ ...sessionRecord("ses_nul"), labels }, []);
+    await store.createSession({ ...sessionRecord({ id: "ses_nul" }), labels }, []);
     expect((await store.getSession("ses_nul"))!.labels).toStrictEqual(labels);
     const ids = async (filter: Record<string, string>) =>
       (await store.listSessions({ labels: filter, limit: 10 })).map((s) => s.id);

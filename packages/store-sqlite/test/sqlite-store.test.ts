@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SessionRecord, Store, WriteOp } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
-import { storeConformance } from "@opencomputer/runtime/store-conformance";
+import { sessionRecord, storeConformance } from "@opencomputer/runtime/store-conformance";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStore, SCHEMA_VERSION, type SqliteStore } from "../src/index.ts";
@@ -22,31 +22,8 @@ storeConformance("sqlite", async () => {
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const OLD = "2020-01-01T00:00:00.000Z";
 
-function sessionRecord(id: string): SessionRecord {
-  return {
-    id,
-    projectId: "default",
-    agentId: "agent_a",
-    deploymentId: "dep_1",
-    environment: "production",
-    status: "new",
-    source: "api",
-    labels: { env: "prod" },
-    executionMode: "default",
-    result: null,
-    question: null,
-    runtime: {},
-    revision: 1,
-    lastSeq: 0,
-    idempotencyKey: null,
-    lease: null,
-    createdAt: OLD,
-    updatedAt: OLD,
-  };
-}
-
 async function createSession(store: Store, id: string): Promise<SessionRecord> {
-  const { session } = await store.createSession(sessionRecord(id), [
+  const { session } = await store.createSession(sessionRecord({ id, labels: { env: "prod" } }), [
     { type: "session.created", data: { agentId: "agent_a" } },
   ]);
   return session;

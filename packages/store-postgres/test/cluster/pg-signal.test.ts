@@ -1,8 +1,9 @@
 // The PostgreSQL WorkSignal against a private cluster: notifications leave with the commit
 // (never for a rollback), say whether the commit queued work, survive a dropped LISTEN
 // connection (resync, then live again), and a released lease with work left is announced.
-import type { SessionRecord, SessionSignal, TurnRecord } from "@opencomputer/runtime";
+import type { SessionSignal, TurnRecord } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
+import { sessionRecord } from "@opencomputer/runtime/store-conformance";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -32,30 +33,6 @@ afterAll(async () => {
   await store?.close();
   await cluster?.stop();
 });
-
-function record(id: string): SessionRecord {
-  const now = new Date().toISOString();
-  return {
-    id,
-    projectId: "default",
-    agentId: "agent_a",
-    deploymentId: "dep_1",
-    environment: "production",
-    status: "new",
-    source: "api",
-    labels: {},
-    executionMode: "default",
-    result: null,
-    question: null,
-    runtime: {},
-    revision: 1,
-    lastSeq: 0,
-    idempotencyKey: null,
-    lease: null,
-    createdAt: now,
-    updatedAt: now,
-  } as SessionRecord;
-}
 
 /** Resolves with the first signal `match` accepts, heard from now on. */
 function next(match: (s: SessionSignal) => boolean, timeoutMs = 5000): Promise<SessionSignal> {
@@ -99,7 +76,9 @@ function queuedTurn(sessionId: string, id: string): TurnRecord {
 
 describe("PostgreSQL work signal", () => {
   it("notifies each commit with its last seq and whether it queued work; never a rollback", async () => {
-    await store.createSession(record("ses_sig1"), [{ type: "session.created", data: {} }]);
+    await store.createSession(sessionRecord({ id: "ses_sig1" }), [
+      { type: "session.created", data: {} },
+    ]);
     const plain = next(commitOf("ses_sig1"));
     await store.apply("ses_sig1", {
       ops: [],
@@ -128,7 +107,9 @@ describe("PostgreSQL work signal", () => {
   });
 
   it("announces a released lease as work only while turns wait", async () => {
-    await store.createSession(record("ses_sig2"), [{ type: "session.created", data: {} }]);
+    await store.createSession(sessionRecord({ id: "ses_sig2" }), [
+      { type: "session.created", data: {} },
+    ]);
     const lease = await store.acquireLease("ses_sig2", "rt_a", 60_000);
     // No turns: releasing announces nothing; the marker commit after it is the next signal.
     await store.releaseLease("ses_sig2", lease!);
@@ -166,7 +147,9 @@ describe("PostgreSQL work signal", () => {
     }
     await resync;
     expect(signal.connections).toBe(before + 1);
-    await store.createSession(record("ses_sig3"), [{ type: "session.created", data: {} }]);
+    await store.createSession(sessionRecord({ id: "ses_sig3" }), [
+      { type: "session.created", data: {} },
+    ]);
     const live = next(commitOf("ses_sig3"));
     await store.apply("ses_sig3", { ops: [], events: [{ type: "x", data: {} }] });
     expect(await live).toMatchObject({ lastSeq: 2, work: false });
