@@ -115,17 +115,16 @@ export class SqliteStore implements Store {
     const writer = this.writer;
     const groupCommitMs = options.groupCommitMs ?? 5;
     const onFile = options.path !== ":memory:" && options.path !== "";
+    let journal: Journal | null = null;
     try {
-      this.group =
-        onFile && groupCommitMs > 0
-          ? new GroupCommit(
-              db,
-              this.statements,
-              new Journal(`${options.path}-oclog`, options.durability === "full"),
-              groupCommitMs,
-            )
-          : null;
+      if (onFile && groupCommitMs > 0) {
+        journal = new Journal(`${options.path}-oclog`, options.durability === "full");
+        this.group = new GroupCommit(db, this.statements, journal, groupCommitMs);
+      } else {
+        this.group = null;
+      }
     } catch (error) {
+      journal?.close();
       db.close();
       throw error;
     }
