@@ -83,7 +83,9 @@ export async function writeBatch(
   const timestamp = new Date().toISOString();
   let touched = false;
   let sessionPatch: SessionPatch | undefined;
-  for (const op of batch.ops) {
+  const ops = batch.ops;
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
     switch (op.type) {
       case "session.update":
         touched = true;
@@ -115,10 +117,19 @@ export async function writeBatch(
         touched = true;
         break;
       }
-      case "turn.update":
-        await updateTurn(client, sessionId, op.id, op.patch, timestamp);
+      case "turn.update": {
+        // Updates of one turn in a row (a last step's count, then its settlement) are one
+        // UPDATE; later fields win, as they would applied one after the other.
+        let patch = op.patch;
+        for (let next = ops[i + 1]; next?.type === "turn.update" && next.id === op.id; ) {
+          patch = mergePatch(patch, next.patch);
+          i++;
+          next = ops[i + 1];
+        }
+        await updateTurn(client, sessionId, op.id, patch, timestamp);
         touched = true;
         break;
+      }
       case "message.insert": {
         const m = op.message;
         ownedBy(m.sessionId, sessionId, "message", m.id);
@@ -346,10 +357,11 @@ async function updateSession(
 }
 
 /** Later patches win field by field; a field given as undefined does not clear an earlier one. */
-function mergePatch(into: SessionPatch, patch: SessionPatch): SessionPatch {
-  const merged: Record<string, unknown> = { ...into };
-  for (const [key] of SESSION_FIELDS) if (patch[key] !== undefined) merged[key] = patch[key];
-  return merged as SessionPatch;
+/** `into` with the fields `patch` sets; an undefined field sets nothing, as in the UPDATEs. */
+function mergePatch<P extends SessionPatch | TurnPatch>(into: P, patch: P): P {
+  const merged = { ...into } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(patch)) if (value !== undefined) merged[key] = value;
+  return merged as P;
 }
 
 function ownedBy(recordSessionId: string, sessionId: string, what: string, id: string): void {

@@ -67,6 +67,22 @@ export function sessionFromRow(r: SessionRow): SessionRecord {
   };
 }
 
+/**
+ * The record `sessionFromRow` would read back after INSERT_SESSION, without the read: the JSON
+ * columns go through the same text, so a value that is not plain JSON comes back as stored.
+ */
+export function sessionAsInserted(s: SessionRecord, lastSeq: number): SessionRecord {
+  return {
+    ...s,
+    labels: fromJson(toJson(s.labels)),
+    result: fromJson(toJson(s.result)),
+    question: fromJson(toJson(s.question)),
+    runtime: fromJson(toJson(s.runtime)),
+    lease: s.lease === null ? null : { ...s.lease },
+    lastSeq,
+  };
+}
+
 /** Positional parameters of INSERT_SESSION, in column order. */
 export function sessionParams(s: SessionRecord, lastSeq: number): unknown[] {
   return [

@@ -44,6 +44,7 @@ import {
   type ResultRow,
   resultFromRow,
   type SessionRow,
+  sessionAsInserted,
   sessionFromRow,
   sessionParams,
   TOOL_CALL_COLUMNS,
@@ -413,7 +414,7 @@ export class SqliteStore implements Store {
     }
     this.statements.get(INSERT_SESSION).run(sessionParams(session, events.length));
     this.writer.appendEvents(session.id, 0, new Date().toISOString(), events);
-    return { session: this.readSession(session.id)!, created: true };
+    return { session: sessionAsInserted(session, events.length), created: true };
   }
 
   private acquireInTx(

@@ -176,10 +176,19 @@ export class BatchWriter {
           touched = true;
           break;
         }
-        case "turn.update":
-          this.updateTurn(sessionId, op.id, op.patch, timestamp);
+        case "turn.update": {
+          // Updates of one turn in a row (a last step's count, then its settlement) are one
+          // UPDATE; later fields win, as they would applied one after the other.
+          let patch = op.patch;
+          for (let next = ops[i + 1]; next?.type === "turn.update" && next.id === op.id; ) {
+            patch = mergePatch(patch, next.patch);
+            i++;
+            next = ops[i + 1];
+          }
+          this.updateTurn(sessionId, op.id, patch, timestamp);
           touched = true;
           break;
+        }
         case "message.insert": {
           const m = op.message;
           ownedBy(m.sessionId, sessionId, "message", m.id);
@@ -388,12 +397,11 @@ export class BatchWriter {
 }
 
 /** Later patches win field by field; a field given as undefined does not clear an earlier one. */
-function mergePatch(into: SessionPatch, patch: SessionPatch): SessionPatch {
-  const merged: SessionPatch = { ...into };
-  for (const [key] of SESSION_FIELDS) {
-    if (patch[key] !== undefined) (merged as Record<string, unknown>)[key] = patch[key];
-  }
-  return merged;
+/** `into` with the fields `patch` sets; an undefined field sets nothing, as in the UPDATEs. */
+function mergePatch<P extends SessionPatch | TurnPatch>(into: P, patch: P): P {
+  const merged = { ...into } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(patch)) if (value !== undefined) merged[key] = value;
+  return merged as P;
 }
 
 function ownedBy(recordSessionId: string, sessionId: string, what: string, id: string): void {

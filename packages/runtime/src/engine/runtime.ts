@@ -7,6 +7,7 @@ import type { Store } from "../store/port.ts";
 import type {
   EventRecord,
   ResultRecord,
+  SessionRecord,
   SessionSource,
   TurnMode,
   TurnRecord,
@@ -175,9 +176,9 @@ export function createRuntime(options: RuntimeOptions) {
     return w;
   }
 
-  function kick(sessionId: string): void {
+  function kick(sessionId: string, session?: SessionRecord): void {
     if (closed) return;
-    void worker(sessionId).kick();
+    void worker(sessionId).kick(session);
   }
 
   async function mustGetSession(sessionId: string) {

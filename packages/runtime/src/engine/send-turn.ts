@@ -14,7 +14,8 @@ import type { SessionWorker } from "./session-worker.ts";
 export interface SendTurnDeps {
   ctx: EngineContext;
   workers: Map<string, SessionWorker>;
-  kick(sessionId: string): void;
+  /** `session`: the session as just read, when this input's write left it as it was. */
+  kick(sessionId: string, session?: SessionRecord): void;
   mustGetSession(sessionId: string): Promise<SessionRecord>;
 }
 
@@ -139,8 +140,12 @@ export async function sendTurnNow(
   }
   if (mode === "interrupt" && running.length > 0) {
     await interruptTurns(ctx, workers, sessionId, running, turn.id);
+    kick(sessionId);
+  } else {
+    // A queued turn (or an answer, which changed the session) leaves the session's status and
+    // lease as read; the worker can start from this copy.
+    kick(sessionId, plan.kind === "answer" ? undefined : session);
   }
-  kick(sessionId);
   return { turnId: turn.id, status: "queued", duplicate: false };
 }
 

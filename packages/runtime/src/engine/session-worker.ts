@@ -44,6 +44,8 @@ export class SessionWorker {
   private renewTimer: NodeJS.Timeout | null = null;
   private readonly steering = { pending: false };
   private stopped = false;
+  /** The session as the kick's caller read it, used once by the loop's next look. */
+  private hint: SessionRecord | null = null;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -60,12 +62,18 @@ export class SessionWorker {
     return this.running === null;
   }
 
-  /** Makes sure the worker looks for work; resolves when it has none left. */
-  kick(): Promise<void> {
+  /**
+   * Makes sure the worker looks for work; resolves when it has none left. `session` is the
+   * session as the caller just read it (sendTurn does): an idle worker starts from it instead of
+   * reading it again. A stale copy costs nothing but a retry, since the turn's start is guarded
+   * by the session's status and the lease.
+   */
+  kick(session?: SessionRecord): Promise<void> {
     if (this.running) {
       this.again = true;
       return this.running;
     }
+    this.hint = session ?? null;
     this.running = this.loop()
       .catch((error) =>
         this.ctx.log.error("session worker failed", {
@@ -133,7 +141,13 @@ export class SessionWorker {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       this.again = false;
-      const session = await this.ctx.store.getSession(this.sessionId);
+      const hint = this.hint;
+      this.hint = null;
+      // The turns first: with none to run (every turn's end looks once more) the session itself
+      // need not be read.
+      const next = pickNextTurn(await this.ctx.store.listTurns(this.sessionId));
+      if (!next) return;
+      const session = hint ?? (await this.ctx.store.getSession(this.sessionId));
       if (!session || session.status === "ended") return;
       // Another live runtime holds the session and heard the same signal: leave it the turn.
       const held = session.lease;
@@ -142,8 +156,6 @@ export class SessionWorker {
         this.conversation = null;
         return;
       }
-      const next = pickNextTurn(await this.ctx.store.listTurns(this.sessionId));
-      if (!next) return;
       const started = await this.start(session, next);
       if (!started) return;
       await this.run(session, started.turn, started.fence);

@@ -31,6 +31,18 @@ export interface SettleOptions {
   completes?: ReadonlySet<string>;
   /** Extra ops and events after the turn's own (e.g. `session.ended`). */
   after?: { ops: WriteOp[]; events: NewEvent[] };
+  /**
+   * What the caller already knows: the worker running the turn, under its lease, knows the
+   * session's status and the turn's open calls without asking the store. The first attempt
+   * trusts it; the write's guards (session status, open calls) refuse it when it is stale, and
+   * the next attempt reads the store as usual. It only saves two reads.
+   */
+  known?: KnownState;
+}
+
+export interface KnownState {
+  sessionStatus: SessionStatus;
+  openCalls: readonly ToolCallRecord[];
 }
 
 const ATTEMPTS = 20;
@@ -49,12 +61,9 @@ export async function settleTurn(
   options: SettleOptions = {},
 ): Promise<boolean> {
   for (let attempt = 0; ; attempt++) {
-    const [session, calls] = await Promise.all([
-      ctx.store.getSession(turn.sessionId),
-      ctx.store.listToolCalls(turn.sessionId, turn.id),
-    ]);
-    if (!session) return false;
-    const open = calls.filter((c) => c.status === "started");
+    const state = attempt === 0 && options.known ? options.known : await readState(ctx, turn);
+    if (!state) return false;
+    const open = state.openCalls;
     const now = new Date().toISOString();
     const ops: WriteOp[] = [...(options.ops ?? [])];
     const events: NewEvent[] = [...(options.events ?? [])];
@@ -78,9 +87,10 @@ export async function settleTurn(
     ops.push({ type: "turn.update", id: turn.id, patch: turnPatch(settlement, now) });
     events.push(terminalEvent(turn, settlement, open));
     const to = options.sessionStatus ?? "idle";
-    if (session.status !== to && session.status !== "ended") {
+    const from = state.sessionStatus;
+    if (from !== to && from !== "ended") {
       ops.push({ type: "session.update", patch: { status: to } });
-      events.push({ type: "session.status_changed", data: { from: session.status, to } });
+      events.push({ type: "session.status_changed", data: { from, to } });
     }
     if (options.after) {
       ops.push(...options.after.ops);
@@ -90,7 +100,7 @@ export async function settleTurn(
       await write(ctx, turn.sessionId, {
         ...(options.fence ? { fence: options.fence } : {}),
         expectTurn: { id: turn.id, status: ["running"] },
-        expectSession: { status: [session.status] },
+        expectSession: { status: [from] },
         expectOpenCalls: { turnId: turn.id, callIds: open.map((c) => c.callId) },
         ops,
         events,
@@ -104,6 +114,15 @@ export async function settleTurn(
       throw error;
     }
   }
+}
+
+async function readState(ctx: EngineContext, turn: TurnRecord): Promise<KnownState | null> {
+  const [session, calls] = await Promise.all([
+    ctx.store.getSession(turn.sessionId),
+    ctx.store.listToolCalls(turn.sessionId, turn.id),
+  ]);
+  if (!session) return null;
+  return { sessionStatus: session.status, openCalls: calls.filter((c) => c.status === "started") };
 }
 
 function turnPatch(settlement: Settlement, now: string) {
@@ -121,7 +140,11 @@ function turnPatch(settlement: Settlement, now: string) {
   };
 }
 
-function terminalEvent(turn: TurnRecord, settlement: Settlement, open: ToolCallRecord[]): NewEvent {
+function terminalEvent(
+  turn: TurnRecord,
+  settlement: Settlement,
+  open: readonly ToolCallRecord[],
+): NewEvent {
   if (settlement.status === "completed") {
     return { type: "turn.completed", turnId: turn.id, data: { outcome: settlement.outcome } };
   }

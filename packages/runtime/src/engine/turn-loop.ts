@@ -26,7 +26,7 @@ import { isFenceRefusal } from "./refusal.ts";
 import { settleTurn } from "./settle.ts";
 import { absorbSteering } from "./steering.ts";
 import { executeCall } from "./tool-call.ts";
-import { guard, type TurnScope } from "./turn-scope.ts";
+import { guard, knownState, type TurnScope } from "./turn-scope.ts";
 import { noteWorkerLoss } from "./worker-loss.ts";
 
 const EMPTY_OBJECT_SCHEMA = { type: "object", properties: {} } as const;
@@ -268,7 +268,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       ctx,
       turn,
       { status: "completed", outcome: "completed" },
-      { fence: scope.fence, ops, events },
+      { fence: scope.fence, ops, events, known: knownState(scope) },
     );
     if (settled) scope.conversation.addMessage(message);
     return false;
@@ -388,7 +388,7 @@ async function fail(scope: TurnScope, error: TurnError, events: NewEvent[] = [])
     scope.ctx,
     scope.turn,
     { status: "failed", error },
-    { fence: scope.fence, events },
+    { fence: scope.fence, events, known: knownState(scope) },
   );
 }
 

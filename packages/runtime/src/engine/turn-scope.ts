@@ -3,6 +3,7 @@ import type { ToolCallRecord, TurnRecord } from "../store/records.ts";
 import type { OpenQuestion } from "./ask.ts";
 import type { EngineContext } from "./context.ts";
 import type { Conversation } from "./conversation.ts";
+import type { KnownState } from "./settle.ts";
 
 /** Everything a running turn's parts need: who runs it, under which lease, and its abort signal. */
 export interface TurnScope {
@@ -31,4 +32,17 @@ export interface TurnScope {
 /** The batch guard every write of a running turn carries (invariant 2). */
 export function guard(scope: TurnScope) {
   return { fence: scope.fence, expectTurn: { id: scope.turn.id, status: ["running"] as const } };
+}
+
+/**
+ * What the worker knows about its session while a turn runs under its lease: the session is
+ * `running` (the turn's start wrote it) and the turn's calls are in the conversation. Settling
+ * trusts it first; the write's guards refuse it if anything changed meanwhile.
+ */
+export function knownState(scope: TurnScope): KnownState {
+  const openCalls: ToolCallRecord[] = [];
+  for (const call of scope.conversation.calls.values()) {
+    if (call.turnId === scope.turn.id && call.status === "started") openCalls.push(call);
+  }
+  return { sessionStatus: "running", openCalls };
 }

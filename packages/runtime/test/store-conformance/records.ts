@@ -168,6 +168,45 @@ export function recordsSection(c: SuiteContext): void {
       });
     });
 
+    it("applies several turn.update ops of one batch in order", async () => {
+      const s = await newSession();
+      const a = await newTurn(s.id, { id: "turn_a" });
+      const b = await newTurn(s.id, { id: "turn_b" });
+      await store.apply(s.id, {
+        ops: [
+          // A last step's count, then the settlement: later fields win, an undefined one
+          // clears nothing.
+          { type: "turn.update", id: a.id, patch: { status: "running", steps: 2 } },
+          {
+            type: "turn.update",
+            id: a.id,
+            patch: { status: "completed", outcome: "done", steps: undefined },
+          },
+          { type: "turn.update", id: b.id, patch: { status: "running" } },
+          { type: "turn.update", id: a.id, patch: { settledAt: "2026-01-01T00:00:00.000Z" } },
+          { type: "turn.update", id: b.id, patch: { steps: 7 } },
+        ],
+        events: [],
+      });
+      expect(await store.getTurn(s.id, a.id)).toMatchObject({
+        status: "completed",
+        outcome: "done",
+        steps: 2,
+        settledAt: "2026-01-01T00:00:00.000Z",
+      });
+      expect(await store.getTurn(s.id, b.id)).toMatchObject({ status: "running", steps: 7 });
+      // A missing turn in the middle of a run of updates still refuses the whole batch.
+      await expect(
+        store.apply(s.id, {
+          ops: [
+            { type: "turn.update", id: a.id, patch: { steps: 9 } },
+            { type: "turn.update", id: "turn_missing", patch: { steps: 1 } },
+          ],
+          events: [],
+        }),
+      ).rejects.toMatchObject({ code: "turn_not_active" });
+      expect((await store.getTurn(s.id, a.id))!.steps).toBe(2);
+    });
     it("lists results oldest first with after, turnId and limit", async () => {
       const s = await newSession();
       const t1 = await newTurn(s.id);
