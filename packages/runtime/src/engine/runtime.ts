@@ -26,6 +26,7 @@ import { type ComputerChange, recordComputer } from "./computer-record.ts";
 import { type EgressSource, type EngineContext, type Logger, write } from "./context.ts";
 import { type EgressEventInput, recordEgressEvent } from "./egress-events.ts";
 import { Notifier } from "./notifier.ts";
+import { ProjectMemo } from "./project-of.ts";
 import { closeQuestion } from "./question-input.ts";
 import { sendTurnNow } from "./send-turn.ts";
 import { type ListSessionsOptions, listSessions } from "./session-list.ts";
@@ -251,6 +252,7 @@ export function createRuntime(options: RuntimeOptions) {
   }
 
   const sendDeps = { ctx, workers, kick, mustGetSession };
+  const projects = new ProjectMemo(mustGetSession);
 
   const sessions = {
     async create(raw: CreateSessionOptions) {
@@ -280,6 +282,7 @@ export function createRuntime(options: RuntimeOptions) {
         },
         [{ type: "session.created", data: { agentId, deploymentId } }],
       );
+      projects.remember(session.id, session.projectId);
       // A session just created has no turns; a replayed one may.
       const turns = created ? [] : await store.listTurns(session.id);
       return { session: toSessionView(session, turns), created };
@@ -291,8 +294,8 @@ export function createRuntime(options: RuntimeOptions) {
     },
 
     /** The project a session belongs to (`not_found` for an unknown session). */
-    async projectOf(sessionId: string): Promise<string> {
-      return (await mustGetSession(sessionId)).projectId;
+    projectOf(sessionId: string): Promise<string> {
+      return projects.of(sessionId);
     },
 
     async get(sessionId: string): Promise<SessionView> {
