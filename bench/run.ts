@@ -19,6 +19,12 @@ import { benchAiSdk, benchBare } from "./peers.ts";
 import { concurrentTable, latencyTable, phaseTable, type Ratio, ratioTable } from "./report.ts";
 import { loadScenario } from "./scenario.ts";
 import { benchSse, type SseResult, sseTable } from "./sse.ts";
+import {
+  countPostgresStatements,
+  countSqliteStatements,
+  type StatementCount,
+  statementsTable,
+} from "./statements.ts";
 import { collectGarbage, gcExposed, type LatencySummary } from "./stats.ts";
 
 const BENCHMARKS = [
@@ -32,6 +38,7 @@ const BENCHMARKS = [
   "build",
   "cluster",
   "sse",
+  "statements",
 ] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
@@ -46,6 +53,8 @@ const DESCRIPTIONS: Record<BenchName, string> = {
   build: "opencomputer build, cold: examples/support and 20 agents × 10 tools (its own report)",
   sse: "100 SSE subscribers: events delivered/s, commit → delivery p50/p99; GET /sessions/<id> rps",
   cluster: "1, 2, 4 runtime processes on one private PostgreSQL (and SQLite): turns/s, commits",
+  statements:
+    "store statements per session + turn, by kind: SQLite, and PostgreSQL (private cluster)",
 };
 
 /** The build benchmark measures fresh processes, so it runs as its own script. */
@@ -178,6 +187,7 @@ async function main() {
   let buildReport: string | null = null;
   let cluster: ClusterResult | null = null;
   let sse: SseResult | null = null;
+  let statements: StatementCount[] | null = null;
 
   for (const name of BENCHMARKS) {
     if (!opts.only.has(name)) continue;
@@ -194,7 +204,9 @@ async function main() {
     else if (name === "build") buildReport = benchBuild();
     else if (name === "cluster") cluster = await benchCluster();
     else if (name === "sse") sse = await benchSse();
-    else concurrent = await benchConcurrent(opts.sessions);
+    else if (name === "statements") {
+      statements = [await countSqliteStatements(), await countPostgresStatements()];
+    } else concurrent = await benchConcurrent(opts.sessions);
     console.log(`${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
 
@@ -208,6 +220,7 @@ async function main() {
   if (buildReport) console.log(`${buildReport}\n`);
   if (cluster) console.log(`${clusterTable(cluster)}\n`);
   if (sse) console.log(`${sseTable(sse)}\n`);
+  if (statements) console.log(`${statementsTable(statements)}\n`);
 
   mkdirSync(dirname(opts.out), { recursive: true });
   const report = {
@@ -219,6 +232,7 @@ async function main() {
     concurrent,
     cluster,
     sse,
+    statements,
   };
   writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`results written to ${opts.out}`);

@@ -1,11 +1,10 @@
 // The store's side of the cross-process WorkSignal: every commit that appends events also
 // NOTIFYs "session S has events up to seq N" (and "has new work" when it queued a turn). The
-// NOTIFY runs inside the write's transaction, and PostgreSQL delivers notifications only when
-// that transaction commits, in commit order, and never for a rollback: a listener can only
-// hear of a commit that a read will find. Payload: `<w|e> <lastSeq> <sessionId>`.
-import type { EventRecord, SessionSignal } from "@opencomputer/runtime";
-import { queuesWork } from "@opencomputer/runtime";
-import type pg from "pg";
+// NOTIFY runs inside the write's transaction (with its last statement, see write-batch.ts), and
+// PostgreSQL delivers notifications only when that transaction commits, in commit order, and
+// never for a rollback: a listener can only hear of a commit that a read will find.
+// Payload: `<w|e> <lastSeq> <sessionId>`.
+import type { SessionSignal } from "@opencomputer/runtime";
 
 const BASE_CHANNEL = "opencomputer";
 
@@ -28,21 +27,6 @@ export function decodePayload(payload: string | undefined): SessionSignal | null
     lastSeq: Number(match[2]),
     work: match[1] === "w",
   };
-}
-
-/** Queues the notification for `events`, just appended in the open transaction `tx`. */
-export async function notifyCommit(
-  tx: pg.ClientBase,
-  channel: string,
-  sessionId: string,
-  events: readonly EventRecord[],
-): Promise<void> {
-  const last = events[events.length - 1];
-  if (last === undefined) return;
-  await tx.query("SELECT pg_notify($1, $2)", [
-    channel,
-    encodePayload(sessionId, last.seq, queuesWork(events)),
-  ]);
 }
 
 /**

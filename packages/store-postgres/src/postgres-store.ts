@@ -23,7 +23,7 @@ import pg from "pg";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
 import { nextLease, RELEASE_LEASE, RENEW_LEASE, WRITE_LEASE } from "./lease.ts";
-import { channelFor, notifyCommit, RELEASE_LEASE_AND_NOTIFY } from "./notify.ts";
+import { channelFor, RELEASE_LEASE_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
 import {
   EVENT_COLUMNS,
@@ -47,7 +47,7 @@ import {
   turnFromRow,
 } from "./rows.ts";
 import { migrate } from "./schema.ts";
-import { appendEvents, lockSession, writeBatch } from "./write-batch.ts";
+import { insertEvents, lockSession, numberEvents, writeBatch } from "./write-batch.ts";
 
 export interface PostgresStoreOptions {
   /** e.g. `postgresql://user:pass@host:5432/db`; or give the connection in `pool`. */
@@ -86,39 +86,46 @@ export class PostgresStore implements Store {
     events: readonly NewEvent[],
   ): Promise<{ session: SessionRecord; created: boolean }> {
     return this.transaction(async (tx) => {
-      const inserted = await tx.query(
-        `INSERT INTO sessions (id, agent_id, deployment_id, environment, status, source, labels,
-           label_index, execution_mode, result, question, runtime, revision, last_seq,
-           idempotency_key, lease_runtime_id, lease_epoch, lease_expires_at, created_at,
-           updated_at, project_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-           $18, $19, $20, $21)
-         ON CONFLICT (project_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
-        [
-          session.id,
-          session.agentId,
-          session.deploymentId,
-          session.environment,
-          session.status,
-          session.source,
-          toJson(session.labels),
-          labelIndex(session.labels),
-          session.executionMode,
-          toJson(session.result),
-          toJson(session.question),
-          toJson(session.runtime),
-          session.revision,
-          events.length,
-          session.idempotencyKey,
-          session.lease?.runtimeId ?? null,
-          session.lease?.epoch ?? null,
-          session.lease?.expiresAt ?? null,
-          session.createdAt,
-          session.updatedAt,
-          session.projectId,
-        ],
-      );
-      if (inserted.rowCount === 0) {
+      const params: unknown[] = [
+        session.id,
+        session.agentId,
+        session.deploymentId,
+        session.environment,
+        session.status,
+        session.source,
+        toJson(session.labels),
+        labelIndex(session.labels),
+        session.executionMode,
+        toJson(session.result),
+        toJson(session.question),
+        toJson(session.runtime),
+        session.revision,
+        events.length,
+        session.idempotencyKey,
+        session.lease?.runtimeId ?? null,
+        session.lease?.epoch ?? null,
+        session.lease?.expiresAt ?? null,
+        session.createdAt,
+        session.updatedAt,
+        session.projectId,
+      ];
+      let sql = `INSERT INTO sessions (id, agent_id, deployment_id, environment, status, source,
+          labels, label_index, execution_mode, result, question, runtime, revision, last_seq,
+          idempotency_key, lease_runtime_id, lease_epoch, lease_expires_at, created_at,
+          updated_at, project_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+          $18, $19, $20, $21)
+        ON CONFLICT (project_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING ${SESSION_COLUMNS}`;
+      const appended = numberEvents(session.id, 0, new Date().toISOString(), events);
+      if (appended.length > 0) {
+        // One statement: the events go in only with the row, whose RETURNING is the read back.
+        sql = `WITH created AS (${sql}),
+          appended AS (${insertEvents(params, appended, "EXISTS (SELECT 1 FROM created)")})
+          SELECT * FROM created`;
+      }
+      const inserted = await tx.query<SessionRow>(sql, params);
+      if (inserted.rows[0] === undefined) {
         // The key is taken. ON CONFLICT waited for a concurrent creator to commit, so this
         // new statement sees its row (READ COMMITTED: a fresh snapshot per statement).
         const { rows } = await tx.query<SessionRow>(
@@ -127,16 +134,14 @@ export class PostgresStore implements Store {
         );
         return { session: sessionFromRow(rows[0]!), created: false };
       }
-      await appendEvents(tx, session.id, 0, new Date().toISOString(), events);
-      return { session: (await this.readSession(tx, "id", session.id))!, created: true };
+      return { session: sessionFromRow(inserted.rows[0]), created: true };
     });
   }
 
   async apply(sessionId: string, batch: WriteBatch): Promise<EventRecord[]> {
     return this.transaction(async (tx) => {
-      const events = await writeBatch(tx, sessionId, await lockSession(tx, sessionId), batch);
-      if (this.channel !== null) await notifyCommit(tx, this.channel, sessionId, events);
-      return events;
+      const locked = await lockSession(tx, sessionId, batch.expectTurn?.id);
+      return writeBatch(tx, sessionId, locked, batch, { channel: this.channel });
     });
   }
 
@@ -162,13 +167,19 @@ export class PostgresStore implements Store {
     batch: WriteBatch,
   ): Promise<{ lease: Lease; events: EventRecord[] } | null> {
     return this.transaction(async (tx) => {
-      const locked = await lockSession(tx, sessionId);
+      const locked = await lockSession(tx, sessionId, batch.expectTurn?.id);
       const lease = nextLease(locked, runtimeId, ttlMs, Date.now());
       if (lease === null) return null;
-      await tx.query(WRITE_LEASE, [sessionId, lease.runtimeId, lease.epoch, lease.expiresAt]);
+      // The lease is written with the batch's last statement: nothing before it reads the
+      // lease columns, and the guards see it through `leased`.
       const leased = { ...locked, holder: lease.runtimeId, epoch: lease.epoch };
-      const events = await writeBatch(tx, sessionId, leased, { ...batch, fence: lease });
-      if (this.channel !== null) await notifyCommit(tx, this.channel, sessionId, events);
+      const events = await writeBatch(
+        tx,
+        sessionId,
+        leased,
+        { ...batch, fence: lease },
+        { channel: this.channel, lease },
+      );
       return { lease, events };
     });
   }

@@ -2,12 +2,16 @@
 // (`lockSession`, SELECT ... FOR UPDATE): that lock serialises all writers of the session, so
 // the guards read a state nobody can change before COMMIT. Guards first (fence, expectTurn,
 // expectSession, expectOpenCalls), then the ops in order, then the events with the next seqs
-// (invariant 1). Any throw makes the caller roll the whole batch back.
+// (invariant 1). Any throw makes the caller roll the whole batch back. Each statement is a
+// round trip, so what can share one does: the turn guard's read rides on the lock, and the
+// events, the session row and the NOTIFY go in the batch's last statement.
 
 import { randomBytes } from "node:crypto";
 import {
   type EventRecord,
+  type Lease,
   type NewEvent,
+  queuesWork,
   type SessionPatch,
   StoreError,
   type TurnPatch,
@@ -17,39 +21,74 @@ import type pg from "pg";
 import { insertApproval, updateApproval } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
 import type { LeaseState } from "./lease.ts";
+import { encodePayload } from "./notify.ts";
 import { toJson } from "./rows.ts";
 
 /** What the guards need from the locked session row. */
 export interface LockedSession extends LeaseState {
   status: string;
   lastSeq: number;
+  /** The turn `lockSession` was asked about, as of the lock; status null when there is none. */
+  turn?: { id: string; status: string | null };
 }
 
-/** Locks the session row for the rest of the transaction; session_not_found when missing. */
+interface LockRow {
+  status: string;
+  last_seq: string;
+  lease_runtime_id: string | null;
+  lease_epoch: string | null;
+  lease_expires_at: string | null;
+  turn_status?: string | null;
+  unchanged?: boolean | null;
+}
+
+const LOCK = `SELECT status, last_seq, lease_runtime_id, lease_epoch, lease_expires_at
+  FROM sessions WHERE id = $1 FOR UPDATE`;
+
+// The subselects read the statement's snapshot, taken before the lock was granted. A writer
+// that committed in between leaves a newer session row version, which FOR UPDATE returns, so
+// an unchanged xmin proves no such writer; every write of a turn also updates the session row
+// (writeBatch always does when it inserts or updates one), so then the turn read is current.
+const LOCK_WITH_TURN = `SELECT s.status, s.last_seq, s.lease_runtime_id, s.lease_epoch,
+    s.lease_expires_at,
+    (SELECT t.status FROM turns t WHERE t.session_id = $1 AND t.id = $2) AS turn_status,
+    s.xmin = (SELECT v.xmin FROM sessions v WHERE v.id = $1) AS unchanged
+  FROM sessions s WHERE s.id = $1 FOR UPDATE OF s`;
+
+/**
+ * Locks the session row for the rest of the transaction; session_not_found when missing. With
+ * `turnId` it also reads that turn's status for the expectTurn guard, when it can vouch for it.
+ */
 export async function lockSession(
   client: pg.ClientBase,
   sessionId: string,
+  turnId?: string,
 ): Promise<LockedSession> {
-  const { rows } = await client.query<{
-    status: string;
-    last_seq: string;
-    lease_runtime_id: string | null;
-    lease_epoch: string | null;
-    lease_expires_at: string | null;
-  }>(
-    `SELECT status, last_seq, lease_runtime_id, lease_epoch, lease_expires_at
-     FROM sessions WHERE id = $1 FOR UPDATE`,
-    [sessionId],
-  );
+  const { rows } =
+    turnId === undefined
+      ? await client.query<LockRow>(LOCK, [sessionId])
+      : await client.query<LockRow>(LOCK_WITH_TURN, [sessionId, turnId]);
   const row = rows[0];
   if (row === undefined) throw new StoreError("session_not_found", `No session ${sessionId}.`);
-  return {
+  const locked: LockedSession = {
     status: row.status,
     lastSeq: Number(row.last_seq),
     holder: row.lease_runtime_id,
     epoch: Number(row.lease_epoch ?? 0),
     expiresAt: Number(row.lease_expires_at ?? 0),
   };
+  if (turnId !== undefined && row.unchanged === true) {
+    locked.turn = { id: turnId, status: row.turn_status ?? null };
+  }
+  return locked;
+}
+
+/** What the batch's last statement writes besides the batch itself. */
+export interface BatchEnd {
+  /** The NOTIFY channel (notify.ts), or null to send none. */
+  channel: string | null;
+  /** A lease to record on the session (applyWithLease). */
+  lease?: Lease;
 }
 
 // Patchable fields: [key in the patch, column, stored as json].
@@ -77,6 +116,7 @@ export async function writeBatch(
   sessionId: string,
   locked: LockedSession,
   batch: WriteBatch,
+  end: BatchEnd,
 ): Promise<EventRecord[]> {
   await checkGuards(client, sessionId, locked, batch);
 
@@ -114,6 +154,7 @@ export async function writeBatch(
             t.settledAt,
           ],
         );
+        // LOCK_WITH_TURN relies on this: no write of a turn leaves the session row as it was.
         touched = true;
         break;
       }
@@ -209,13 +250,14 @@ export async function writeBatch(
     }
   }
 
-  const events = await appendEvents(client, sessionId, locked.lastSeq, timestamp, batch.events);
-  const lastSeq = locked.lastSeq + events.length;
-  if (touched) {
-    await updateSession(client, sessionId, lastSeq, timestamp, sessionPatch);
-  } else if (events.length > 0) {
-    await client.query("UPDATE sessions SET last_seq = $2 WHERE id = $1", [sessionId, lastSeq]);
-  }
+  const events = numberEvents(sessionId, locked.lastSeq, timestamp, batch.events);
+  await finishBatch(
+    client,
+    sessionId,
+    events,
+    touched ? { timestamp, patch: sessionPatch } : null,
+    end,
+  );
   return events;
 }
 
@@ -235,15 +277,14 @@ async function checkGuards(
     );
   }
   if (expectTurn !== undefined) {
-    const { rows } = await client.query<{ status: string }>(
-      "SELECT status FROM turns WHERE session_id = $1 AND id = $2",
-      [sessionId, expectTurn.id],
-    );
-    const status = rows[0]?.status;
-    if (status === undefined || !(expectTurn.status as readonly string[]).includes(status)) {
+    const status =
+      locked.turn?.id === expectTurn.id
+        ? locked.turn.status
+        : await turnStatus(client, sessionId, expectTurn.id);
+    if (status === null || !(expectTurn.status as readonly string[]).includes(status)) {
       throw new StoreError(
         "turn_not_active",
-        status === undefined
+        status === null
           ? `Session ${sessionId} has no turn ${expectTurn.id}.`
           : `Turn ${expectTurn.id} is ${status}, expected ${expectTurn.status.join(" or ")}.`,
       );
@@ -276,16 +317,26 @@ async function checkGuards(
   }
 }
 
-/** Inserts `events` with the seqs after `lastSeq` in one statement; the caller records them. */
-export async function appendEvents(
+async function turnStatus(
   client: pg.ClientBase,
+  sessionId: string,
+  turnId: string,
+): Promise<string | null> {
+  const { rows } = await client.query<{ status: string }>(
+    "SELECT status FROM turns WHERE session_id = $1 AND id = $2",
+    [sessionId, turnId],
+  );
+  return rows[0]?.status ?? null;
+}
+
+/** `events` as recorded with the seqs after `lastSeq`. */
+export function numberEvents(
   sessionId: string,
   lastSeq: number,
   timestamp: string,
   events: readonly NewEvent[],
-): Promise<EventRecord[]> {
-  if (events.length === 0) return [];
-  const out = events.map((e, i): EventRecord => {
+): EventRecord[] {
+  return events.map((e, i): EventRecord => {
     const seq = lastSeq + i + 1;
     // Ids only need to be unique; 96 random bits are.
     const id = `evt_${randomBytes(12).toString("hex")}`;
@@ -293,23 +344,76 @@ export async function appendEvents(
       ? { seq, id, timestamp, sessionId, type: e.type, data: e.data }
       : { seq, id, timestamp, sessionId, turnId: e.turnId, type: e.type, data: e.data };
   });
-  // One round trip for the whole batch: parallel arrays unnested into rows.
-  await client.query(
-    `INSERT INTO events (session_id, seq, id, timestamp, turn_id, type, data)
-     SELECT $1, e.seq, e.id, $2, e.turn_id, e.type, e.data::json
-     FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[])
-       AS e(seq, id, turn_id, type, data)`,
-    [
-      sessionId,
-      timestamp,
-      out.map((e) => e.seq),
-      out.map((e) => e.id),
-      out.map((e) => e.turnId ?? null),
-      out.map((e) => e.type),
-      out.map((e) => toJson(e.data)),
-    ],
-  );
-  return out;
+}
+
+/**
+ * The INSERT of `events` (all of one session and timestamp), its values added to `params`;
+ * with `onlyIf`, a condition on the rest of the statement, it inserts nothing when that fails.
+ */
+export function insertEvents(
+  params: unknown[],
+  events: readonly EventRecord[],
+  onlyIf?: string,
+): string {
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const column = (pick: (e: EventRecord) => unknown) => param(events.map(pick));
+  const first = events[0]!;
+  // One statement for the whole batch: parallel arrays unnested into rows.
+  return `INSERT INTO events (session_id, seq, id, timestamp, turn_id, type, data)
+    SELECT ${param(first.sessionId)}, e.seq, e.id, ${param(first.timestamp)}, e.turn_id, e.type,
+      e.data::json
+    FROM unnest(${column((e) => e.seq)}::bigint[], ${column((e) => e.id)}::text[],
+      ${column((e) => e.turnId ?? null)}::text[], ${column((e) => e.type)}::text[],
+      ${column((e) => toJson(e.data))}::text[]) AS e(seq, id, turn_id, type, data)
+    ${onlyIf === undefined ? "" : `WHERE ${onlyIf}`}`;
+}
+
+/**
+ * The batch's last statement, when it has anything to write: the session row (the last seq of
+ * the events; when `touched`, the revision bumped once for the batch, the time and the patch;
+ * the lease of `end`), with the events appended by a CTE and the commit's NOTIFY queued in its
+ * RETURNING. A data-modifying CTE always runs to completion, and the UPDATE matches exactly the
+ * row the transaction holds locked, so the NOTIFY is queued once, as a separate SELECT was.
+ */
+async function finishBatch(
+  client: pg.ClientBase,
+  sessionId: string,
+  events: readonly EventRecord[],
+  touched: { timestamp: string; patch: SessionPatch | undefined } | null,
+  end: BatchEnd,
+): Promise<void> {
+  const params: unknown[] = [sessionId];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const sets: string[] = [];
+  const last = events[events.length - 1];
+  if (last !== undefined) sets.push(`last_seq = ${param(last.seq)}`);
+  if (touched !== null) {
+    const { timestamp, patch } = touched;
+    sets.push("revision = revision + 1", `updated_at = ${param(timestamp)}`);
+    for (const [key, column, json] of SESSION_FIELDS) {
+      const value = patch?.[key];
+      if (value !== undefined) sets.push(`${column} = ${param(json ? toJson(value) : value)}`);
+    }
+    if (patch?.labels !== undefined) sets.push(`label_index = ${param(labelIndex(patch.labels))}`);
+  }
+  if (end.lease !== undefined) {
+    const { runtimeId, epoch, expiresAt } = end.lease;
+    sets.push(
+      `lease_runtime_id = ${param(runtimeId)}`,
+      `lease_epoch = ${param(epoch)}`,
+      `lease_expires_at = ${param(expiresAt)}`,
+    );
+  }
+  if (sets.length === 0) return;
+  let sql = `UPDATE sessions SET ${sets.join(", ")} WHERE id = $1`;
+  if (last !== undefined) {
+    sql = `WITH appended AS (${insertEvents(params, events)}) ${sql}`;
+    if (end.channel !== null) {
+      const payload = encodePayload(sessionId, last.seq, queuesWork(events));
+      sql += ` RETURNING pg_notify(${param(end.channel)}, ${param(payload)})`;
+    }
+  }
+  await client.query(sql, params);
 }
 
 async function updateTurn(
@@ -331,29 +435,6 @@ async function updateTurn(
   if (rowCount === 0) {
     throw new StoreError("turn_not_active", `Session ${sessionId} has no turn ${turnId}.`);
   }
-}
-
-/** Records the new last seq, bumps the revision once for the batch and applies the patch. */
-async function updateSession(
-  client: pg.ClientBase,
-  sessionId: string,
-  lastSeq: number,
-  timestamp: string,
-  patch: SessionPatch | undefined,
-): Promise<void> {
-  const params: unknown[] = [sessionId, lastSeq, timestamp];
-  let sql = "UPDATE sessions SET last_seq = $2, revision = revision + 1, updated_at = $3";
-  for (const [key, column, json] of SESSION_FIELDS) {
-    const value = patch?.[key];
-    if (value === undefined) continue;
-    params.push(json ? toJson(value) : value);
-    sql += `, ${column} = $${params.length}`;
-  }
-  if (patch?.labels !== undefined) {
-    params.push(labelIndex(patch.labels));
-    sql += `, label_index = $${params.length}`;
-  }
-  await client.query(`${sql} WHERE id = $1`, params);
 }
 
 /** Later patches win field by field; a field given as undefined does not clear an earlier one. */

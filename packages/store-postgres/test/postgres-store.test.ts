@@ -1,12 +1,12 @@
 // The shared Store conformance suite plus what only a server database can show: several pools
 // (processes) on one database. Runs on a private cluster this file starts (private-cluster.ts);
 // each store gets a database of its own.
-import type { SessionRecord, Store } from "@opencomputer/runtime";
+import type { SessionRecord, Store, TurnRecord } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
 import { sessionRecord, storeConformance } from "@opencomputer/runtime/store-conformance";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresStore, SCHEMA_VERSION } from "../src/index.ts";
+import { createPostgresStore, type PostgresStore, SCHEMA_VERSION } from "../src/index.ts";
 import { type PrivateCluster, startPrivateCluster } from "./private-cluster.ts";
 
 let cluster: PrivateCluster;
@@ -181,5 +181,132 @@ describe("PostgreSQL store across pools", () => {
     const error = await open("future").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).code).toBe("schema_unsupported");
+  });
+});
+
+describe("PostgreSQL store round trips", () => {
+  let database: string;
+  let store: PostgresStore;
+  let other: pg.Client;
+  const sent: string[] = [];
+  let serial = 0;
+
+  beforeAll(async () => {
+    database = await cluster.createDatabase();
+    store = await createPostgresStore({ connectionString: cluster.connectionString(database) });
+    // Every statement the store's pooled connections send, in order.
+    const seen = new WeakSet<pg.PoolClient>();
+    store.pool.on("acquire", (client) => {
+      if (seen.has(client)) return;
+      seen.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as { query: unknown }).query = (q: string | { text: string }, ...rest: unknown[]) => {
+        sent.push((typeof q === "string" ? q : q.text).trim().split(/\s+/)[0]!);
+        return query(q, ...rest);
+      };
+    });
+    other = new pg.Client({ connectionString: cluster.connectionString(database) });
+    await other.connect();
+  });
+  afterAll(async () => {
+    await other?.end();
+    await store?.close();
+    await cluster.dropDatabase(database);
+  });
+
+  async function sessionWithTurn(): Promise<{ sessionId: string; turnId: string }> {
+    const { id: sessionId } = await createSession(store, `ses_rt_${++serial}`);
+    const turn: TurnRecord = {
+      id: `turn_${sessionId}`,
+      sessionId,
+      input: { source: "user", text: "hello" },
+      mode: "queue",
+      status: "queued",
+      outcome: null,
+      error: null,
+      idempotencyKey: null,
+      steps: 0,
+      createdAt: "2020-01-01T00:00:00.000Z",
+      updatedAt: "2020-01-01T00:00:00.000Z",
+      startedAt: null,
+      settledAt: null,
+    };
+    await store.apply(sessionId, {
+      ops: [{ type: "turn.insert", turn }],
+      events: [{ type: "turn.queued", data: {}, turnId: turn.id }],
+    });
+    return { sessionId, turnId: turn.id };
+  }
+
+  async function statementsOf(write: () => Promise<unknown>): Promise<string[]> {
+    sent.length = 0;
+    await write();
+    return [...sent];
+  }
+
+  it("creates a session, its events and the read back in one statement", async () => {
+    const id = `ses_rt_${++serial}`;
+    expect(await statementsOf(() => createSession(store, id))).toEqual(["BEGIN", "WITH", "COMMIT"]);
+    expect((await store.getSession(id))!.lastSeq).toBe(1);
+    expect((await store.readEvents(id, 0, 10)).map((e) => e.type)).toEqual(["session.created"]);
+  });
+
+  it("sends a guarded write as lock, op and one closing statement", async () => {
+    const { sessionId, turnId } = await sessionWithTurn();
+    const apply = await statementsOf(() =>
+      store.apply(sessionId, {
+        expectTurn: { id: turnId, status: ["queued"] },
+        ops: [{ type: "turn.update", id: turnId, patch: { status: "running" } }],
+        events: [{ type: "turn.started", data: {}, turnId }],
+      }),
+    );
+    // The turn guard rides on the lock; events, session row and NOTIFY share one statement.
+    expect(apply).toEqual(["BEGIN", "SELECT", "UPDATE", "WITH", "COMMIT"]);
+    const leased = await statementsOf(() =>
+      store.applyWithLease(sessionId, "rt_a", 1000, {
+        expectTurn: { id: turnId, status: ["running"] },
+        ops: [],
+        events: [{ type: "x", data: {}, turnId }],
+      }),
+    );
+    expect(leased).toEqual(["BEGIN", "SELECT", "WITH", "COMMIT"]);
+    const session = (await store.getSession(sessionId))!;
+    expect(session.lease).toMatchObject({ runtimeId: "rt_a", epoch: 1 });
+    expect(session.lastSeq).toBe(4);
+    expect((await store.getTurn(sessionId, turnId))!.status).toBe("running");
+  });
+
+  it("guards on the turn as the writer it waited for committed it", async () => {
+    const { sessionId, turnId } = await sessionWithTurn();
+    // A writer holding the session lock starts the turn, as writeBatch would.
+    await other.query("BEGIN");
+    await other.query("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", [sessionId]);
+    await other.query("UPDATE turns SET status = 'running' WHERE session_id = $1 AND id = $2", [
+      sessionId,
+      turnId,
+    ]);
+    await other.query("UPDATE sessions SET revision = revision + 1 WHERE id = $1", [sessionId]);
+    const waiting = store
+      .apply(sessionId, {
+        expectTurn: { id: turnId, status: ["queued"] },
+        ops: [],
+        events: [{ type: "x", data: {} }],
+      })
+      .catch((e: unknown) => e);
+    // Its statement snapshot predates the commit below: only the lock wait separates them.
+    for (let i = 0; ; i++) {
+      const { rows } = await store.pool.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      if (rows[0].n > 0) break;
+      if (i > 200) throw new Error("the apply never waited for the lock");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await other.query("COMMIT");
+    const refused = await waiting;
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as StoreError).code).toBe("turn_not_active");
+    expect((refused as StoreError).message).toBe(`Turn ${turnId} is running, expected queued.`);
   });
 });
