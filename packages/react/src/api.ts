@@ -71,6 +71,11 @@ export function createApi(options: ApiOptions) {
         message: `Cannot reach the server: ${String(error)}`,
       });
     }
+    return answer<T>(method, path, response);
+  }
+
+  /** The JSON body of a response; an ApiError (the API's `code` when it sent one) if not ok. */
+  async function answer<T>(method: string, path: string, response: Response): Promise<T> {
     const text = await response.text();
     let parsed: unknown = null;
     try {
@@ -131,6 +136,37 @@ export function createApi(options: ApiOptions) {
     },
     events: (id: string, after: number) =>
       call<{ events: SessionEvent[] }>("GET", `/sessions/${enc(id)}/events?after=${after}`),
+    /**
+     * `GET /sessions/<id>/events` as Server-Sent Events: the events after `after`, then live
+     * ones, until `signal` aborts or the server ends the stream. Read with fetch rather than
+     * EventSource, which cannot send headers such as `x-api-key`. Null when the answer is not a
+     * stream (a server or proxy that does not stream, a fetch without response bodies): the
+     * caller polls instead.
+     */
+    async streamEvents(id: string, after: number, signal: AbortSignal): Promise<Response | null> {
+      const path = `/sessions/${enc(id)}/events?after=${after}`;
+      let response: Response;
+      try {
+        response = await doFetch(base + path, {
+          method: "GET",
+          headers: { accept: "text/event-stream", ...options.headers },
+          signal,
+        });
+      } catch (error) {
+        throw new ApiError(0, {
+          code: "network",
+          message: `Cannot reach the server: ${String(error)}`,
+        });
+      }
+      // A refusal (401, 404 …) carries the same error body as every other call.
+      if (!response.ok) return answer<null>("GET", path, response);
+      const type = response.headers.get("content-type") ?? "";
+      if (!type.includes("text/event-stream") || response.body === null) {
+        await response.body?.cancel();
+        return null;
+      }
+      return response;
+    },
     sendTurn(
       id: string,
       input: AgentInput,

@@ -1,4 +1,5 @@
 import { type Api, ApiError, type ApiOptions, createApi } from "./api.ts";
+import { readEventStream } from "./event-stream.ts";
 import { type AgentState, emptyState, foldEvents, isBusy } from "./fold.ts";
 import type { Session, SessionEvent } from "./types.ts";
 
@@ -9,6 +10,12 @@ export interface AgentClientOptions extends ApiOptions {
   agentId?: string;
   /** Start after this seq (events at or below it are not read). Default 0. */
   after?: number;
+  /**
+   * How new events arrive: `"stream"` (default) keeps one Server-Sent Events connection open
+   * and folds events as they are committed; `"poll"` asks for them every `pollIntervalMs`. A
+   * server (or proxy, or custom `fetch`) that does not stream makes the client poll.
+   */
+  transport?: "stream" | "poll";
   /** Poll interval while idle (default 1000 ms); half of it while a turn runs. */
   pollIntervalMs?: number;
   /** Called once per event, in seq order, as it is folded in. */
@@ -51,10 +58,14 @@ export class AgentClient {
   private sessionLoad: Promise<void> | null = null;
   private sessionStale = false;
   private creating: Promise<string> | null = null;
+  /** Cleared for good when the server answers a stream request with something else. */
+  private streaming: boolean;
+  private closeStream: (() => void) | null = null;
 
   constructor(options: AgentClientOptions) {
     this.options = options;
     this.api = createApi(options);
+    this.streaming = options.transport !== "poll";
     this.snapshot = {
       ...emptyState,
       cursor: options.after ?? 0,
@@ -83,10 +94,11 @@ export class AgentClient {
     void this.loop(generation);
   }
 
-  /** Stops polling. The session is left as it is. */
+  /** Stops polling (and closes the stream). The session is left as it is. */
   dispose(): void {
     this.generation++;
     this.wakeUp?.();
+    this.closeStream?.();
   }
 
   private set(patch: Partial<AgentSnapshot>): void {
@@ -119,6 +131,20 @@ export class AgentClient {
     while (generation === this.generation) {
       const id = this.snapshot.sessionId;
       let again = false;
+      if (id && this.streaming) {
+        const opened = Date.now();
+        const outcome = await this.stream(id, generation);
+        if (generation !== this.generation) return;
+        if (outcome === "unsupported") continue;
+        // An orderly end (the server restarted, a proxy's timeout) reconnects at once, unless
+        // connections keep ending as soon as they open; a failure backs off as a failed poll
+        // does. Either way from the same cursor.
+        if (outcome === "ended" && Date.now() - opened < idle) await this.sleep(idle, generation);
+        failures = outcome === "failed" ? failures + 1 : 0;
+        if (failures > 0)
+          await this.sleep(Math.min(MAX_BACKOFF_MS, idle * 2 ** failures), generation);
+        continue;
+      }
       if (id) {
         try {
           const { events } = await this.api.events(id, this.snapshot.cursor);
@@ -139,6 +165,46 @@ export class AgentClient {
       const busy = this.snapshot.isRunning ? idle / 2 : idle;
       const delay = failures > 0 ? Math.min(MAX_BACKOFF_MS, idle * 2 ** failures) : busy;
       await this.sleep(id ? delay : 60_000, generation);
+    }
+  }
+
+  /**
+   * Follows the session over one SSE connection from the cursor until it ends. Each batch is
+   * folded as it arrives; a gap (an event past cursor + 1, which the server's ordering should
+   * never produce) ends the connection, and the next one starts again from the cursor.
+   */
+  private async stream(
+    id: string,
+    generation: number,
+  ): Promise<"ended" | "failed" | "unsupported"> {
+    const controller = new AbortController();
+    const close = () => controller.abort();
+    this.closeStream = close;
+    try {
+      const response = await this.api.streamEvents(id, this.snapshot.cursor, controller.signal);
+      if (response === null) {
+        this.streaming = false;
+        return "unsupported";
+      }
+      if (this.snapshot.error) this.set({ error: null });
+      await readEventStream(response.body!, (events) => {
+        if (generation !== this.generation) return false;
+        const before = this.snapshot.cursor;
+        this.ingest(events);
+        if (this.snapshot.cursor !== before || !this.snapshot.session) this.refreshSession(id);
+        return !this.snapshot.gap;
+      });
+      if (!this.snapshot.session) this.refreshSession(id);
+      return "ended";
+    } catch (error) {
+      if (generation !== this.generation || controller.signal.aborted) return "ended";
+      this.set({ error: toApiError(error) });
+      return "failed";
+    } finally {
+      controller.abort();
+      // A restart (React StrictMode remounts) may have opened the next stream already: its
+      // closer stays, or the next dispose would leave that connection open.
+      if (this.closeStream === close) this.closeStream = null;
     }
   }
 

@@ -10,6 +10,8 @@ export interface UseAgentOptions {
   fetch?: FetchLike;
   headers?: Record<string, string>;
   after?: number;
+  /** `"stream"` (default: one SSE connection) or `"poll"`; see AgentClientOptions. */
+  transport?: "stream" | "poll";
   pollIntervalMs?: number;
   onEvent?: (event: SessionEvent) => void;
 }
@@ -78,7 +80,7 @@ function makeClient(
 ): AgentClient {
   const options: AgentClientOptions = {
     basePath: opts.basePath ?? "",
-    // Read through the ref so a new fetch or headers object does not restart polling.
+    // Read through the ref so a new fetch or headers object does not restart the client.
     fetch: (input, init) => {
       const { fetch: custom, headers } = latest.current;
       const merged = headers
@@ -89,6 +91,7 @@ function makeClient(
     ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
     ...(agentId ? { agentId } : {}),
     ...(opts.after !== undefined ? { after: opts.after } : {}),
+    ...(opts.transport !== undefined ? { transport: opts.transport } : {}),
     ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
   };
   return new AgentClient(options);

@@ -17,8 +17,17 @@ afterAll(async () => {
   await server?.close();
 });
 
+type Transport = "stream" | "poll";
+let transport: Transport = "stream";
+
 function client(options: Partial<ConstructorParameters<typeof AgentClient>[0]>): AgentClient {
-  const c = new AgentClient({ basePath: server.url, headers, pollIntervalMs: 100, ...options });
+  const c = new AgentClient({
+    basePath: server.url,
+    headers,
+    pollIntervalMs: 100,
+    transport,
+    ...options,
+  });
   clients.push(c);
   c.start();
   return c;
@@ -43,7 +52,11 @@ function until(c: AgentClient, test: (s: AgentSnapshot) => boolean, timeoutMs = 
   });
 }
 
-describe("AgentClient against a real server", () => {
+describe.each(["stream", "poll"] as const)("AgentClient against a real server (%s)", (mode) => {
+  beforeAll(() => {
+    transport = mode;
+  });
+
   it("create mode: the first send creates the session; a tool runs and the result commits", async () => {
     const seen: SessionEvent[] = [];
     const c = client({ agentId: "helper@development", onEvent: (e) => seen.push(e) });
@@ -121,7 +134,7 @@ describe("AgentClient against a real server", () => {
     expect((twice as ApiError).code).toBe("approval_decided");
   });
 
-  it("a failing poll sets `error`, backs off, and resumes from the same cursor without a gap or repeat", async () => {
+  it("a failing connection sets `error`, backs off, and resumes from the same cursor without a gap or repeat", async () => {
     const api = createApi({ basePath: server.url, headers });
     const { session } = await api.createSession({ agentId: "counter@development" });
     let failing = false;
@@ -132,7 +145,14 @@ describe("AgentClient against a real server", () => {
       fetch: async (url, init) => {
         requests.push(`${init?.method} ${url.replace(server.url, "")}`);
         if (failing && url.includes("/events")) throw new TypeError("fetch failed");
-        return fetch(url, init);
+        const response = await fetch(url, init);
+        // An open stream breaks too, as a dropped connection would.
+        return response.headers.get("content-type")?.includes("text/event-stream")
+          ? new Response(
+              breakable(response.body!, () => failing),
+              response,
+            )
+          : response;
       },
     });
     await c.send("count");
@@ -145,7 +165,7 @@ describe("AgentClient against a real server", () => {
     expect(done.cursor).toBeGreaterThan(cursor);
     const tool = done.items.find((i) => i.kind === "tool");
     expect(tool?.kind === "tool" && tool.progress).toEqual([1, 2, 3, 4, 5, 6].map((n) => ({ n })));
-    // It only ever polled, posted the turn and read the session: it never ended it.
+    // It only ever read events, posted the turn and read the session: it never ended it.
     expect(
       requests.filter(
         (r) =>
@@ -170,3 +190,140 @@ describe("AgentClient against a real server", () => {
     expect((await api.getSession(session.id)).status).not.toBe("ended");
   });
 });
+
+describe("AgentClient streaming", () => {
+  beforeAll(() => {
+    transport = "stream";
+  });
+
+  /** A fetch that records `<accept> <method> <path>` for every request. */
+  function recording(requests: string[], rewrite?: (init: RequestInit) => RequestInit) {
+    return async (url: string, init: RequestInit = {}) => {
+      const accept = (init.headers as Record<string, string> | undefined)?.accept ?? "";
+      requests.push(`${accept} ${init.method} ${url.replace(server.url, "")}`);
+      return fetch(url, rewrite ? rewrite(init) : init);
+    };
+  }
+
+  it("follows a whole turn over one connection, without polling", async () => {
+    const api = createApi({ basePath: server.url, headers });
+    const { session } = await api.createSession({ agentId: "counter@development" });
+    const requests: string[] = [];
+    const c = client({ sessionId: session.id, pollIntervalMs: 20, fetch: recording(requests) });
+    await c.send("count");
+    const done = await until(c, (s) => s.messages.at(-1)?.text === "Counted." && !s.isRunning);
+    const tool = done.items.find((i) => i.kind === "tool");
+    expect(tool?.kind === "tool" && tool.progress).toEqual([1, 2, 3, 4, 5, 6].map((n) => ({ n })));
+    const reads = requests.filter((r) => r.includes("/events"));
+    // The turn took ~1 s: a 20 ms poll would have asked ~50 times.
+    expect(reads).toEqual([`text/event-stream GET /sessions/${session.id}/events?after=0`]);
+  });
+
+  it("polls instead when the server answers without a stream", async () => {
+    const api = createApi({ basePath: server.url, headers });
+    const { session } = await api.createSession({ agentId: "counter@development" });
+    const requests: string[] = [];
+    // A proxy that turns the stream request into a plain one: JSON comes back.
+    const c = client({
+      sessionId: session.id,
+      pollIntervalMs: 20,
+      fetch: recording(requests, (init) => ({
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), accept: "application/json" },
+      })),
+    });
+    await c.send("count");
+    const done = await until(c, (s) => s.messages.at(-1)?.text === "Counted." && !s.isRunning);
+    expect(done.error).toBeNull();
+    const reads = requests.filter((r) => r.includes("/events"));
+    expect(reads[0]).toBe(`text/event-stream GET /sessions/${session.id}/events?after=0`);
+    expect(reads.slice(1).every((r) => r.startsWith("application/json GET"))).toBe(true);
+    expect(reads.length).toBeGreaterThan(3);
+  });
+
+  it("reports a refused stream with the API's code, and dispose closes an open one", async () => {
+    const refused = client({ sessionId: "ses_missing" });
+    const failed = await until(refused, (s) => s.error !== null);
+    expect(failed.error).toMatchObject({ code: "not_found", status: 404 });
+    refused.dispose();
+
+    const api = createApi({ basePath: server.url, headers });
+    const { session } = await api.createSession({ agentId: "counter@development" });
+    // Streams open; one is closed when the client cancels its body or aborts its request.
+    let open = 0;
+    const c = client({
+      sessionId: session.id,
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (!response.headers.get("content-type")?.includes("text/event-stream")) return response;
+        const reader = response.body!.getReader();
+        open++;
+        let counted = true;
+        const closed = () => {
+          if (counted) open--;
+          counted = false;
+        };
+        const body = new ReadableStream<Uint8Array>({
+          pull: async (controller) => {
+            try {
+              const next = await reader.read();
+              if (next.done) controller.close();
+              else controller.enqueue(next.value);
+            } catch (error) {
+              if (init?.signal?.aborted) closed();
+              throw error;
+            }
+          },
+          cancel: (reason) => {
+            closed();
+            return reader.cancel(reason);
+          },
+        });
+        return new Response(body, response);
+      },
+    });
+    const settle = async (want: number) => {
+      for (let i = 0; i < 200 && open !== want; i++) await new Promise((r) => setTimeout(r, 10));
+      return open;
+    };
+    await until(c, (s) => s.session !== null);
+    expect(open).toBe(1);
+    // What React StrictMode does to an effect: stop and start again at once.
+    c.dispose();
+    c.start();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await settle(1)).toBe(1);
+    c.dispose();
+    expect(await settle(0)).toBe(0);
+  });
+});
+
+/** `body`, failing its next read once `broken()` says so. */
+function breakable(body: ReadableStream<Uint8Array>, broken: () => boolean) {
+  const reader = body.getReader();
+  let pending: ReturnType<typeof reader.read> | null = null;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        if (broken()) {
+          await reader.cancel();
+          controller.error(new TypeError("network connection lost"));
+          return;
+        }
+        // Heartbeats are seconds apart: look at `broken` at least every 20 ms meanwhile,
+        // keeping the read in flight (a second read would queue behind it).
+        pending ??= reader.read();
+        const next = await Promise.race([
+          pending,
+          new Promise<null>((resolve) => setTimeout(() => resolve(null), 20)),
+        ]);
+        if (next === null) continue;
+        pending = null;
+        if (next.done) return controller.close();
+        controller.enqueue(next.value);
+        return;
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
