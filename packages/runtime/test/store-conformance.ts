@@ -20,7 +20,7 @@ import {
 import { guardsSection } from "./store-conformance/guards.ts";
 
 /** A valid new session record (fresh id unless given), for stores' own tests. */
-export { sessionRecord } from "./store-conformance/fixtures.ts";
+export { createdEvents, sessionRecord, turnRecord } from "./store-conformance/fixtures.ts";
 
 import { leasesSection } from "./store-conformance/leases.ts";
 import { queriesSection } from "./store-conformance/queries.ts";

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { WriteBatch } from "@opencomputer/runtime";
+import { createdEvents, sessionRecord, turnRecord } from "@opencomputer/runtime/store-conformance";
 import Database from "better-sqlite3";
 import { createSqliteStore } from "../src/index.ts";
 
@@ -16,48 +17,21 @@ const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "oc-bench-"));
 async function measure(durability: "normal" | "full", iterations: number): Promise<number[]> {
   const store = createSqliteStore({ path: join(dir, `${durability}.db`), durability });
   const now = new Date().toISOString();
-  await store.createSession(
-    {
-      id: "ses_1",
-      agentId: "agent_a",
-      deploymentId: "dep_1",
-      environment: "production",
-      status: "running",
-      source: "api",
-      labels: {},
-      executionMode: "default",
-      result: null,
-      question: null,
-      runtime: {},
-      revision: 1,
-      lastSeq: 0,
-      idempotencyKey: null,
-      lease: null,
-      createdAt: now,
-      updatedAt: now,
-    },
-    [{ type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } }],
-  );
+  const session = sessionRecord({ id: "ses_1", status: "running", createdAt: now, updatedAt: now });
+  await store.createSession(session, createdEvents(session));
   const lease = (await store.acquireLease("ses_1", "rt_1", 60_000))!;
   await store.apply("ses_1", {
     ops: [
       {
         type: "turn.insert",
-        turn: {
+        turn: turnRecord("ses_1", {
           id: "turn_1",
-          sessionId: "ses_1",
           input: { source: "user", text: "Where is my order A1?" },
-          mode: "queue",
           status: "running",
-          outcome: null,
-          error: null,
-          idempotencyKey: null,
-          steps: 0,
           createdAt: now,
           updatedAt: now,
           startedAt: now,
-          settledAt: null,
-        },
+        }),
       },
     ],
     events: [],

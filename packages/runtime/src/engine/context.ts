@@ -5,6 +5,7 @@ import type { Store, WriteBatch } from "../store/port.ts";
 import type { EventRecord } from "../store/records.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";
 import type { Notifier } from "./notifier.ts";
+import type { WorkerLosses } from "./worker-loss.ts";
 
 /** Who is calling out: the egress token names the session (and the turn, for its events). */
 export interface EgressRequest {
@@ -43,6 +44,8 @@ export interface EngineContext {
   builtInToolIds: readonly string[];
   /** Runtime-provided tools by id (`ask` is handled by the engine itself). */
   builtInTools: ReadonlyMap<string, BuiltInTool>;
+  /** Worker losses per turn in this runtime (a turn that keeps losing its worker fails). */
+  workerLosses: WorkerLosses;
 }
 
 /** Applies a batch and tells local waiters about the events it appended. */

@@ -40,6 +40,7 @@ import { SessionWorker } from "./session-worker.ts";
 import { type SessionView, toSessionView } from "./view.ts";
 import { waitForTurn } from "./wait.ts";
 import type { SessionSignal, WorkSignal } from "./work-signal.ts";
+import { WorkerLosses } from "./worker-loss.ts";
 
 export interface RuntimeOptions {
   store: Store;
@@ -128,6 +129,7 @@ export function createRuntime(options: RuntimeOptions) {
       ...(options.builtInTools ?? []).map((t) => t.id),
     ],
     builtInTools: new Map((options.builtInTools ?? []).map((t) => [t.id, t])),
+    workerLosses: new WorkerLosses(),
   };
   const { store } = ctx;
   const workers = new Map<string, SessionWorker>();

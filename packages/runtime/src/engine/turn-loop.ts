@@ -27,7 +27,6 @@ import { settleTurn } from "./settle.ts";
 import { absorbSteering } from "./steering.ts";
 import { executeCall } from "./tool-call.ts";
 import { guard, knownState, type TurnScope } from "./turn-scope.ts";
-import { noteWorkerLoss } from "./worker-loss.ts";
 
 const EMPTY_OBJECT_SCHEMA = { type: "object", properties: {} } as const;
 
@@ -78,7 +77,7 @@ export async function runTurn(scope: TurnScope, loaded: LoadedAgent): Promise<vo
       // As if this runtime had crashed: the turn stays `running`, the session worker picks it up
       // again at once (runtime.disconnected, re-queued), and calls that had started run again
       // with the same toolCallId. A turn whose code keeps killing its worker fails instead.
-      const losses = noteWorkerLoss(scope.turn.id);
+      const losses = scope.ctx.workerLosses.note(scope.turn.id);
       scope.ctx.log.warn("agent worker lost during a turn", {
         sessionId: scope.sessionId,
         turnId: scope.turn.id,
