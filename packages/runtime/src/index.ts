@@ -82,6 +82,7 @@ export { createScriptModel } from "./models/script-model.ts";
 export { StoreError } from "./store/errors.ts";
 export type * from "./store/port.ts";
 export type * from "./store/records.ts";
+export * from "./store/row-mapping.ts";
 export {
   type BwrapLauncherOptions,
   bwrapAvailable,
