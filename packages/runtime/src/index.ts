@@ -79,6 +79,7 @@ export {
 } from "./models/resolver.ts";
 export type { Script, ScriptStep, ScriptToolCall } from "./models/script-file.ts";
 export { createScriptModel } from "./models/script-model.ts";
+export { mergePatch, ownedBy, turnUpdateRun } from "./store/batch-ops.ts";
 export { StoreError } from "./store/errors.ts";
 export type * from "./store/port.ts";
 export type * from "./store/records.ts";

@@ -5,23 +5,12 @@
 import {
   type ColumnDecoding,
   type EventColumns,
-  type EventRecord,
-  eventFromColumns,
   type MessageColumns,
-  type MessageRecord,
-  messageFromColumns,
   type ResultColumns,
-  type ResultRecord,
-  resultFromColumns,
+  rowMappers,
   type SessionColumns,
-  type SessionRecord,
-  sessionFromColumns,
   type ToolCallColumns,
-  type ToolCallRecord,
   type TurnColumns,
-  type TurnRecord,
-  toolCallFromColumns,
-  turnFromColumns,
 } from "@opencomputer/runtime";
 
 export {
@@ -58,9 +47,11 @@ export const SESSION_COLUMNS = `id, project_id, agent_id, deployment_id, environ
   execution_mode, result, question, runtime, revision, last_seq, idempotency_key,
   lease_runtime_id, lease_epoch, lease_expires_at, created_at, updated_at`;
 
-export const sessionFromRow = (r: SessionRow): SessionRecord => sessionFromColumns(r, PG);
-export const turnFromRow = (r: TurnRow): TurnRecord => turnFromColumns(r, PG);
-export const messageFromRow = (r: MessageRow): MessageRecord => messageFromColumns(r, PG);
-export const toolCallFromRow = (r: ToolCallRow): ToolCallRecord => toolCallFromColumns(r, PG);
-export const resultFromRow = (r: ResultRow): ResultRecord => resultFromColumns(r, PG);
-export const eventFromRow = (r: EventRow): EventRecord => eventFromColumns(r, PG);
+export const {
+  sessionFromRow,
+  turnFromRow,
+  messageFromRow,
+  toolCallFromRow,
+  resultFromRow,
+  eventFromRow,
+} = rowMappers(PG);

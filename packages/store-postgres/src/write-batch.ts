@@ -10,11 +10,14 @@ import { randomBytes } from "node:crypto";
 import {
   type EventRecord,
   type Lease,
+  mergePatch,
   type NewEvent,
+  ownedBy,
   queuesWork,
   type SessionPatch,
   StoreError,
   type TurnPatch,
+  turnUpdateRun,
   type WriteBatch,
 } from "@opencomputer/runtime";
 import type pg from "pg";
@@ -159,15 +162,10 @@ export async function writeBatch(
         break;
       }
       case "turn.update": {
-        // Updates of one turn in a row (a last step's count, then its settlement) are one
-        // UPDATE; later fields win, as they would applied one after the other.
-        let patch = op.patch;
-        for (let next = ops[i + 1]; next?.type === "turn.update" && next.id === op.id; ) {
-          patch = mergePatch(patch, next.patch);
-          i++;
-          next = ops[i + 1];
-        }
-        await updateTurn(client, sessionId, op.id, patch, timestamp);
+        // Updates of one turn in a row are one UPDATE (batch-ops.ts).
+        const run = turnUpdateRun(ops, i);
+        i = run.last;
+        await updateTurn(client, sessionId, run.id, run.patch, timestamp);
         touched = true;
         break;
       }
@@ -434,22 +432,5 @@ async function updateTurn(
   const { rowCount } = await client.query(`${sql} WHERE session_id = $1 AND id = $2`, params);
   if (rowCount === 0) {
     throw new StoreError("turn_not_active", `Session ${sessionId} has no turn ${turnId}.`);
-  }
-}
-
-/** Later patches win field by field; a field given as undefined does not clear an earlier one. */
-/** `into` with the fields `patch` sets; an undefined field sets nothing, as in the UPDATEs. */
-function mergePatch<P extends SessionPatch | TurnPatch>(into: P, patch: P): P {
-  const merged = { ...into } as Record<string, unknown>;
-  for (const [key, value] of Object.entries(patch)) if (value !== undefined) merged[key] = value;
-  return merged as P;
-}
-
-function ownedBy(recordSessionId: string, sessionId: string, what: string, id: string): void {
-  if (recordSessionId !== sessionId) {
-    throw new StoreError(
-      "invalid_batch",
-      `The ${what} ${id} belongs to session ${recordSessionId}, not ${sessionId}.`,
-    );
   }
 }

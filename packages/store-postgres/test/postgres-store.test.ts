@@ -1,9 +1,13 @@
 // The shared Store conformance suite plus what only a server database can show: several pools
 // (processes) on one database. Runs on a private cluster this file starts (private-cluster.ts);
 // each store gets a database of its own.
-import type { SessionRecord, Store, TurnRecord } from "@opencomputer/runtime";
+import type { SessionRecord, Store } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
-import { sessionRecord, storeConformance } from "@opencomputer/runtime/store-conformance";
+import {
+  sessionRecord,
+  storeConformance,
+  turnRecord,
+} from "@opencomputer/runtime/store-conformance";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore, SCHEMA_VERSION } from "../src/index.ts";
@@ -216,21 +220,7 @@ describe("PostgreSQL store round trips", () => {
 
   async function sessionWithTurn(): Promise<{ sessionId: string; turnId: string }> {
     const { id: sessionId } = await createSession(store, `ses_rt_${++serial}`);
-    const turn: TurnRecord = {
-      id: `turn_${sessionId}`,
-      sessionId,
-      input: { source: "user", text: "hello" },
-      mode: "queue",
-      status: "queued",
-      outcome: null,
-      error: null,
-      idempotencyKey: null,
-      steps: 0,
-      createdAt: "2020-01-01T00:00:00.000Z",
-      updatedAt: "2020-01-01T00:00:00.000Z",
-      startedAt: null,
-      settledAt: null,
-    };
+    const turn = turnRecord(sessionId, { id: `turn_${sessionId}` });
     await store.apply(sessionId, {
       ops: [{ type: "turn.insert", turn }],
       events: [{ type: "turn.queued", data: {}, turnId: turn.id }],

@@ -4,23 +4,13 @@
 import {
   type ColumnDecoding,
   type EventColumns,
-  type EventRecord,
-  eventFromColumns,
   type MessageColumns,
-  type MessageRecord,
-  messageFromColumns,
   type ResultColumns,
-  type ResultRecord,
-  resultFromColumns,
+  rowMappers,
   type SessionColumns,
   type SessionRecord,
-  sessionFromColumns,
   type ToolCallColumns,
-  type ToolCallRecord,
   type TurnColumns,
-  type TurnRecord,
-  toolCallFromColumns,
-  turnFromColumns,
 } from "@opencomputer/runtime";
 
 export {
@@ -49,12 +39,14 @@ export type ToolCallRow = ToolCallColumns<string, number>;
 export type ResultRow = ResultColumns<string>;
 export type EventRow = EventColumns<string, number>;
 
-export const sessionFromRow = (r: SessionRow): SessionRecord => sessionFromColumns(r, SQLITE);
-export const turnFromRow = (r: TurnRow): TurnRecord => turnFromColumns(r, SQLITE);
-export const messageFromRow = (r: MessageRow): MessageRecord => messageFromColumns(r, SQLITE);
-export const toolCallFromRow = (r: ToolCallRow): ToolCallRecord => toolCallFromColumns(r, SQLITE);
-export const resultFromRow = (r: ResultRow): ResultRecord => resultFromColumns(r, SQLITE);
-export const eventFromRow = (r: EventRow): EventRecord => eventFromColumns(r, SQLITE);
+export const {
+  sessionFromRow,
+  turnFromRow,
+  messageFromRow,
+  toolCallFromRow,
+  resultFromRow,
+  eventFromRow,
+} = rowMappers(SQLITE);
 
 /**
  * The record `sessionFromRow` would read back after INSERT_SESSION, without the read: the JSON

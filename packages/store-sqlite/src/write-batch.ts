@@ -7,11 +7,14 @@ import {
   type ApprovalPatch,
   type ApprovalStatus,
   type EventRecord,
+  mergePatch,
   type NewEvent,
+  ownedBy,
   type SessionPatch,
   StoreError,
   type TurnPatch,
   type TurnStatus,
+  turnUpdateRun,
   type WriteBatch,
 } from "@opencomputer/runtime";
 import type Database from "better-sqlite3";
@@ -177,15 +180,10 @@ export class BatchWriter {
           break;
         }
         case "turn.update": {
-          // Updates of one turn in a row (a last step's count, then its settlement) are one
-          // UPDATE; later fields win, as they would applied one after the other.
-          let patch = op.patch;
-          for (let next = ops[i + 1]; next?.type === "turn.update" && next.id === op.id; ) {
-            patch = mergePatch(patch, next.patch);
-            i++;
-            next = ops[i + 1];
-          }
-          this.updateTurn(sessionId, op.id, patch, timestamp);
+          // Updates of one turn in a row are one UPDATE (batch-ops.ts).
+          const run = turnUpdateRun(ops, i);
+          i = run.last;
+          this.updateTurn(sessionId, run.id, run.patch, timestamp);
           touched = true;
           break;
         }
@@ -393,22 +391,5 @@ export class BatchWriter {
       this.sessionUpdates[mask] = stmt;
     }
     stmt.run(params);
-  }
-}
-
-/** Later patches win field by field; a field given as undefined does not clear an earlier one. */
-/** `into` with the fields `patch` sets; an undefined field sets nothing, as in the UPDATEs. */
-function mergePatch<P extends SessionPatch | TurnPatch>(into: P, patch: P): P {
-  const merged = { ...into } as Record<string, unknown>;
-  for (const [key, value] of Object.entries(patch)) if (value !== undefined) merged[key] = value;
-  return merged as P;
-}
-
-function ownedBy(recordSessionId: string, sessionId: string, what: string, id: string): void {
-  if (recordSessionId !== sessionId) {
-    throw new StoreError(
-      "invalid_batch",
-      `The ${what} ${id} belongs to session ${recordSessionId}, not ${sessionId}.`,
-    );
   }
 }

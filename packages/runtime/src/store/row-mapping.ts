@@ -230,3 +230,15 @@ export function eventFromColumns<J, N>(
     ? { ...base, type: r.type, data: d.json(r.data) }
     : { ...base, turnId: r.turn_id, type: r.type, data: d.json(r.data) };
 }
+
+/** Every mapping bound to one driver's decoding: what a store's rows.ts exports. */
+export function rowMappers<J, N>(d: ColumnDecoding<J, N>) {
+  return {
+    sessionFromRow: (r: SessionColumns<J, N>): SessionRecord => sessionFromColumns(r, d),
+    turnFromRow: (r: TurnColumns<J, N>): TurnRecord => turnFromColumns(r, d),
+    messageFromRow: (r: MessageColumns<J>): MessageRecord => messageFromColumns(r, d),
+    toolCallFromRow: (r: ToolCallColumns<J, N>): ToolCallRecord => toolCallFromColumns(r, d),
+    resultFromRow: (r: ResultColumns<J>): ResultRecord => resultFromColumns(r, d),
+    eventFromRow: (r: EventColumns<J, N>): EventRecord => eventFromColumns(r, d),
+  };
+}

@@ -1,0 +1,41 @@
+// What every SQL store does the same way with a WriteBatch's ops before it turns them into
+// statements (store-sqlite and store-postgres write-batch.ts).
+import { StoreError } from "./errors.ts";
+import type { SessionPatch, TurnPatch, WriteOp } from "./port.ts";
+
+/** `into` with the fields `patch` sets; an undefined field sets nothing, as in the UPDATEs. */
+export function mergePatch<P extends SessionPatch | TurnPatch>(into: P, patch: P): P {
+  const merged = { ...into } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(patch)) if (value !== undefined) merged[key] = value;
+  return merged as P;
+}
+
+/**
+ * The turn.update at `ops[at]` merged with the updates of the same turn right after it (a last
+ * step's count, then its settlement): one UPDATE, later fields winning as they would applied one
+ * after the other. `last` is the index of the last op merged.
+ */
+export function turnUpdateRun(
+  ops: readonly WriteOp[],
+  at: number,
+): { id: string; patch: TurnPatch; last: number } {
+  const first = ops[at] as Extract<WriteOp, { type: "turn.update" }>;
+  let patch = first.patch;
+  let last = at;
+  for (let next = ops[last + 1]; next?.type === "turn.update" && next.id === first.id; ) {
+    patch = mergePatch(patch, next.patch);
+    last++;
+    next = ops[last + 1];
+  }
+  return { id: first.id, patch, last };
+}
+
+/** Refuses a record that names another session than the batch's (`invalid_batch`). */
+export function ownedBy(recordSessionId: string, sessionId: string, what: string, id: string) {
+  if (recordSessionId !== sessionId) {
+    throw new StoreError(
+      "invalid_batch",
+      `The ${what} ${id} belongs to session ${recordSessionId}, not ${sessionId}.`,
+    );
+  }
+}
