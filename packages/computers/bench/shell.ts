@@ -31,7 +31,10 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 }
 
 const rootDir = mkdtempSync(join(tmpdir(), "oc-bench-shell-"));
-const provider = new BubblewrapComputerProvider({ rootDir });
+const provider = new BubblewrapComputerProvider({
+  rootDir,
+  ...(process.env.BENCH_CGROUPS === "off" ? { cgroupRoot: false as const } : {}),
+});
 try {
   const computer = await provider.acquire("warm", { minRemainingSeconds: 10 });
   for (let i = 0; i < 10; i++) {

@@ -4,10 +4,16 @@ import { CONTROL_DIR, SANDBOX_LOOP } from "./sandbox-loop.ts";
 export interface SandboxLimits {
   /** RLIMIT_NPROC, counted in the computer's own user namespace: contains fork bombs. */
   maxProcesses: number;
-  /** RLIMIT_AS per process, in bytes: a crude memory bound (no cgroup is used). */
+  /** RLIMIT_AS per process, in bytes: bounds each process, not their sum (see totalMemoryBytes). */
   maxMemoryBytes: number;
   /** RLIMIT_FSIZE, in bytes: the largest single file a command may write. */
   maxFileBytes: number;
+  /** Memory of all the computer's processes together, in bytes (cgroup; when available). */
+  totalMemoryBytes: number;
+  /** Tasks (processes and threads) in the computer at once (cgroup pids; when available). */
+  maxTasks: number;
+  /** CPU the whole computer may use, in cores, e.g. 0.5 (cgroup CPU quota; when available). */
+  cpus: number;
 }
 
 export interface SandboxSpec {
@@ -20,6 +26,11 @@ export interface SandboxSpec {
   limits: SandboxLimits;
   /** fd number (in the bwrap process) where bwrap reports the sandbox init's host pid. */
   infoFd: number;
+  /**
+   * When set, the sandbox waits before running anything until a byte arrives on this fd, so
+   * it can be put into its control group first and every process it forks starts there.
+   */
+  blockFd?: number;
 }
 
 /**
@@ -66,6 +77,7 @@ export function buildBwrapArgs(host: SandboxHost, spec: SandboxSpec): string[] {
     String(SANDBOX_GID),
     "--info-fd",
     String(spec.infoFd),
+    ...(spec.blockFd !== undefined ? ["--block-fd", String(spec.blockFd)] : []),
   ];
   for (const entry of host.systemEntries) {
     if (entry.symlinkTo !== undefined) args.push("--symlink", entry.symlinkTo, entry.path);

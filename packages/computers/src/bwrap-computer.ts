@@ -1,6 +1,7 @@
 import { chown, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { SANDBOX_GID, SANDBOX_UID, type SandboxLimits } from "./bwrap-args.ts";
+import type { Cgroups, ComputerGroup } from "./cgroups.ts";
 import type { Clock } from "./clock.ts";
 import type {
   Computer,
@@ -26,6 +27,10 @@ export interface GenerationSettings {
   confirmStopMs: number;
   /** Seconds at the end of the lifetime no command may reach into. */
   reservedSeconds: number;
+  /** The provider's control groups, when the host allows them; the computer gets a child. */
+  cgroups: Cgroups | undefined;
+  /** Name of this generation's child group (unique within the provider). */
+  groupName: string;
 }
 
 export interface GenerationHooks {
@@ -58,6 +63,7 @@ export class BwrapComputer implements Computer {
     private readonly settings: GenerationSettings,
     private readonly hooks: GenerationHooks,
     private readonly sandbox: ResidentSandbox,
+    private readonly group: ComputerGroup | undefined,
   ) {
     // A computer that dies on its own (crash, OOM, a command killing the loop) is released.
     void sandbox.whenExited().then(() => {
@@ -78,13 +84,29 @@ export class BwrapComputer implements Computer {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       if (settings.host.runningAsRoot) await chown(dir, SANDBOX_UID, SANDBOX_GID);
     }
-    const sandbox = await ResidentSandbox.start(settings.host, {
-      workspaceDir: settings.workspaceDir,
-      tmpDir,
-      controlDir,
-      allowNetwork: settings.allowNetwork,
-      limits: settings.limits,
+    const { totalMemoryBytes, maxTasks, cpus } = settings.limits;
+    const group = settings.cgroups?.create(settings.groupName, {
+      totalMemoryBytes,
+      maxTasks,
+      cpus,
     });
+    let sandbox: ResidentSandbox;
+    try {
+      sandbox = await ResidentSandbox.start(
+        settings.host,
+        {
+          workspaceDir: settings.workspaceDir,
+          tmpDir,
+          controlDir,
+          allowNetwork: settings.allowNetwork,
+          limits: settings.limits,
+        },
+        group,
+      );
+    } catch (error) {
+      await group?.remove();
+      throw error;
+    }
     const now = settings.clock.now();
     return new BwrapComputer(
       sessionId,
@@ -94,6 +116,7 @@ export class BwrapComputer implements Computer {
       settings,
       hooks,
       sandbox,
+      group,
     );
   }
 
@@ -138,9 +161,34 @@ export class BwrapComputer implements Computer {
       this.running.abort();
       await this.runningDone;
     }
-    await this.sandbox.terminate(this.settings.confirmStopMs);
+    const gone = await this.sandbox.terminate(this.settings.confirmStopMs);
     this.hooks.released(this, reason);
     await rm(this.settings.scratchDir, { recursive: true, force: true });
+    if (this.group) {
+      // bwrap itself is in the group too: wait (briefly) until it has been reaped.
+      if (gone) await Promise.race([this.sandbox.whenExited(), delay(1000)]);
+      if (!(await this.group.remove())) {
+        // Processes remain (an unconfirmed stop); the provider retries when it is closed.
+        console.warn(
+          `computers: control group ${this.group.paths.join(", ")} still has processes; left in place`,
+        );
+      }
+    }
+  }
+
+  /**
+   * Says so when the kernel's OOM killer acted in this computer's group since `before`: the
+   * exit status alone (137, SIGKILL) does not tell a memory-limit kill from any other kill.
+   */
+  private oomNote(before: number | undefined): string | undefined {
+    const after = this.group?.oomKills();
+    if (before === undefined || after === undefined || after <= before) return undefined;
+    const mib = Math.round(this.settings.limits.totalMemoryBytes / 1024 ** 2);
+    const kills = after - before === 1 ? "a process" : `${after - before} processes`;
+    return (
+      `The computer reached its memory limit (${mib} MiB for all its processes together) ` +
+      `while this command ran, and the kernel killed ${kills} in it (exit code 137 means SIGKILL).`
+    );
   }
 
   private async execute(
@@ -162,8 +210,10 @@ export class BwrapComputer implements Computer {
         else signal?.addEventListener("abort", onAbort, { once: true });
       }
     });
+    const oomBefore = this.group?.oomKills();
     const end = await this.sandbox.exec(command, stop, this.settings.confirmStopMs);
     clearTimeout(timer);
+    const oomNote = this.oomNote(oomBefore);
     const paths = this.sandbox.outputPaths();
     const limit = this.settings.outputLimitBytes;
     const [stdout, stderr] = await Promise.all([
@@ -179,13 +229,15 @@ export class BwrapComputer implements Computer {
     };
     const what = describeCommand(command);
     if (end.kind === "exited") {
-      return { outcome: { ok: true, result: { exitCode: end.exitCode, ...output } } };
+      const result = { exitCode: end.exitCode, ...output, ...(oomNote ? { note: oomNote } : {}) };
+      return { outcome: { ok: true, result } };
     }
     if (end.kind === "lost") {
       const diagnostics = this.sandbox.lastDiagnostics();
       const message =
         `The computer terminated while \`${what}\` ran; every process in it is gone and files ` +
         "written to /workspace remain. The next command gets a fresh computer." +
+        (oomNote ? `\n${oomNote}` : "") +
         (diagnostics ? `\nComputer log: ${diagnostics.slice(-500)}` : "");
       return {
         outcome: { ok: false, failure: { code: "computer_lost", message, ...output } },
@@ -202,18 +254,23 @@ export class BwrapComputer implements Computer {
         releaseReason: "unresponsive",
       };
     }
-    const message =
+    let message =
       stopCode === "timeout"
         ? `Command \`${what}\` timed out after ${options.timeoutSeconds}s; it and every process ` +
           "it started were stopped (the computer was terminated; files in /workspace remain). " +
           "Output so far is attached."
         : `Command \`${what}\` was interrupted; it and every process it started were stopped ` +
           "(the computer was terminated; files in /workspace remain).";
+    if (oomNote) message += `\n${oomNote}`;
     return {
       outcome: { ok: false, failure: { code: stopCode, message, ...output } },
       releaseReason: "operation_unsettled",
     };
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function failed(code: RunFailureCode, message: string): RunOutcome {

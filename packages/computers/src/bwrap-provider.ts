@@ -3,6 +3,7 @@ import { chmod, chown, mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { SANDBOX_GID, SANDBOX_UID, type SandboxLimits } from "./bwrap-args.ts";
 import { BwrapComputer, type GenerationHooks } from "./bwrap-computer.ts";
+import { type CgroupStatus, type Cgroups, DEFAULT_CGROUP_ROOT, detectCgroups } from "./cgroups.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type {
   AcquireOptions,
@@ -37,6 +38,12 @@ export interface BubblewrapProviderOptions {
   imageDir?: string;
   /** Normally discovered; injectable so a test can point at a different bwrap. */
   host?: SandboxHost;
+  /**
+   * Where the cgroup filesystem is mounted (default /sys/fs/cgroup; v2 unified or v1
+   * hierarchies are detected there). `false` turns control groups off. When they cannot be
+   * used, computers run without them and `provider.cgroups` says why.
+   */
+  cgroupRoot?: string | false;
 }
 
 export const MAX_COMMAND_SECONDS = 1800;
@@ -45,6 +52,9 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   maxProcesses: 256,
   maxMemoryBytes: 4 * 1024 ** 3,
   maxFileBytes: 1024 ** 3,
+  totalMemoryBytes: 2 * 1024 ** 3,
+  maxTasks: 512,
+  cpus: 1,
 };
 
 interface SessionState {
@@ -64,6 +74,10 @@ export function sessionDirName(sessionId: string): string {
 export class BubblewrapComputerProvider implements ComputerProvider {
   readonly host: SandboxHost;
   readonly limits: SandboxLimits;
+  /** Whether computers get a control group (memory, pids and CPU limits), and if not, why. */
+  readonly cgroups: CgroupStatus;
+  private readonly cgroupTree: Cgroups | undefined;
+  private groupSequence = 0;
   private readonly clock: Clock;
   private readonly sessions = new Map<string, SessionState>();
   private readonly lifetimeSeconds: number;
@@ -78,6 +92,13 @@ export class BubblewrapComputerProvider implements ComputerProvider {
     this.lifetimeSeconds = options.lifetimeSeconds ?? 3600;
     this.idleReleaseSeconds = options.idleReleaseSeconds ?? 180;
     this.reservedSeconds = options.reservedSeconds ?? 120;
+    const root = options.cgroupRoot ?? DEFAULT_CGROUP_ROOT;
+    const detected =
+      root === false
+        ? { cgroups: undefined, status: { enabled: false as const, reason: "turned off" } }
+        : detectCgroups(root);
+    this.cgroupTree = detected.cgroups;
+    this.cgroups = detected.status;
   }
 
   maxCommandSeconds(): number {
@@ -122,6 +143,7 @@ export class BubblewrapComputerProvider implements ComputerProvider {
 
   async close(): Promise<void> {
     await Promise.all([...this.sessions.keys()].map((id) => this.release(id, "requested")));
+    await this.cgroupTree?.close();
   }
 
   private async startGeneration(sessionId: string, state: SessionState): Promise<BwrapComputer> {
@@ -145,6 +167,8 @@ export class BubblewrapComputerProvider implements ComputerProvider {
         outputLimitBytes: this.options.outputLimitBytes ?? 64 * 1024,
         confirmStopMs: this.options.confirmStopMs ?? 3000,
         reservedSeconds: this.reservedSeconds,
+        cgroups: this.cgroupTree,
+        groupName: `${++this.groupSequence}-${dirName}-${generation}`,
       },
       this.hooksFor(state),
     );

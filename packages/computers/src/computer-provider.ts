@@ -16,6 +16,8 @@ export interface RunResult {
   durationMs: number;
   /** True when stdout or stderr lost bytes to the output bound. */
   truncated: boolean;
+  /** Set when something happened the exit code does not say, e.g. the memory limit killed a process. */
+  note?: string;
 }
 
 /**

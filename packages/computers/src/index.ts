@@ -6,6 +6,7 @@ export {
   DEFAULT_LIMITS,
   MAX_COMMAND_SECONDS,
 } from "./bwrap-provider.ts";
+export type { CgroupStatus } from "./cgroups.ts";
 export { type Clock, systemClock } from "./clock.ts";
 export type {
   AcquireOptions,

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import {
   buildBwrapArgs,
   SANDBOX_GID,
@@ -8,11 +8,14 @@ import {
   type SandboxSpec,
   sandboxEnv,
 } from "./bwrap-args.ts";
+import type { ComputerGroup } from "./cgroups.ts";
 import { identify, type ProcessIdentity, waitForExit } from "./process-watch.ts";
 import type { SandboxHost } from "./sandbox-host.ts";
 import { commandFrame, STATUS_FD } from "./sandbox-loop.ts";
 
 const INFO_FD = 3;
+/** Only used with a control group: the sandbox waits here until it has been moved into it. */
+const BLOCK_FD = 5;
 
 export type ExecEnd =
   | { kind: "exited"; exitCode: number }
@@ -52,12 +55,14 @@ export class ResidentSandbox {
 
   static async start(
     host: SandboxHost,
-    spec: Omit<SandboxSpec, "infoFd">,
+    spec: Omit<SandboxSpec, "infoFd" | "blockFd">,
+    group?: ComputerGroup,
   ): Promise<ResidentSandbox> {
-    const args = buildBwrapArgs(host, { ...spec, infoFd: INFO_FD });
+    const blockFd = group ? BLOCK_FD : undefined;
+    const args = buildBwrapArgs(host, { ...spec, infoFd: INFO_FD, blockFd });
     const child = spawn(host.bwrapPath, args, {
       env: sandboxEnv(),
-      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", ...(group ? ["pipe" as const] : [])],
       // As root we drop to nobody before bwrap runs, so bwrap builds an unprivileged user
       // namespace and files the computer writes belong to that uid, never to root.
       ...(host.runningAsRoot ? { uid: SANDBOX_UID, gid: SANDBOX_GID } : {}),
@@ -70,6 +75,8 @@ export class ResidentSandbox {
     child.stdout?.on("data", keep);
     child.stderr?.on("data", keep);
     child.stdin?.on("error", () => undefined);
+    let admitError: string | undefined;
+    let reportedPid: number | undefined;
     const initPid = await new Promise<number | undefined>((resolve) => {
       // Both must arrive, in either order: the init's pid (to stop it) and the loop's hello.
       let info = "";
@@ -79,9 +86,26 @@ export class ResidentSandbox {
         if (pid !== undefined && ready) resolve(pid);
       };
       (child.stdio[INFO_FD] as Readable).on("data", (chunk: Buffer) => {
+        if (pid !== undefined) return;
         info += chunk.toString("utf8");
         const match = /"child-pid"\s*:\s*(\d+)/.exec(info);
-        if (match) pid = Number(match[1]);
+        if (!match) return;
+        pid = Number(match[1]);
+        reportedPid = pid;
+        if (group && blockFd !== undefined) {
+          // The init is still blocked on --block-fd and has forked nothing: moving it (and
+          // bwrap, its monitor) now puts every process the computer will ever have in the group.
+          try {
+            group.admit([child.pid ?? pid, pid]);
+          } catch (error) {
+            admitError = error instanceof Error ? error.message : String(error);
+            resolve(undefined);
+            return;
+          }
+          const release = (child.stdio as unknown[])[blockFd] as Writable;
+          release.on("error", () => undefined);
+          release.end("x");
+        }
         settle();
       });
       const status = child.stdio[STATUS_FD] as Readable;
@@ -97,10 +121,19 @@ export class ResidentSandbox {
     });
     const init = initPid !== undefined ? identify(initPid) : undefined;
     if (!init || child.exitCode !== null || child.signalCode !== null) {
+      // Its init may still be blocked on --block-fd: kill it as well as bwrap.
+      if (reportedPid !== undefined) {
+        try {
+          process.kill(reportedPid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
       child.kill("SIGKILL");
-      throw new Error(
-        `The computer's sandbox did not start: ${diagnostics.text.trim() || "bwrap exited"}`,
-      );
+      const why = admitError
+        ? `it could not be put into its control group: ${admitError}`
+        : diagnostics.text.trim() || "bwrap exited";
+      throw new Error(`The computer's sandbox did not start: ${why}`);
     }
     return new ResidentSandbox(child, init, spec.controlDir, diagnostics);
   }

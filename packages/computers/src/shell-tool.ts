@@ -11,7 +11,8 @@ const DESCRIPTION =
   "/workspace, the only place files persist across computers; /tmp and processes do not. " +
   "No network. Returns exitCode, stdout, stderr (each bounded; `truncated` marks a cut) and " +
   "durationMs. timeoutSeconds defaults to 120 (max 1800); on timeout every process the " +
-  "command started is stopped.";
+  "command started is stopped. A `note` field explains what the exit code cannot, such as " +
+  "the computer's memory limit killing a process.";
 
 type Validated = { ok: true; command: string; timeoutSeconds: number } | BuiltInResult;
 
@@ -95,8 +96,9 @@ export function createShellTools(provider: ComputerProvider): BuiltInTool[] {
       }
       if (!outcome) throw new Error("unreachable: the loop runs at least once");
       if (!outcome.ok) return { ok: false, message: failureMessage(outcome.failure) };
-      const { exitCode, stdout, stderr, durationMs, truncated } = outcome.result;
-      return { ok: true, output: { exitCode, stdout, stderr, durationMs, truncated } };
+      const { exitCode, stdout, stderr, durationMs, truncated, note } = outcome.result;
+      const output = { exitCode, stdout, stderr, durationMs, truncated };
+      return { ok: true, output: note ? { ...output, note } : output };
     });
   };
   const onSessionEnd = (sessionId: string) => provider.release(sessionId, "session_ended");

@@ -1,0 +1,149 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_CGROUP_ROOT, detectCgroups } from "../src/cgroups.ts";
+import { type Harness, harness, hostProcesses, output, requireBubblewrap } from "./helpers.ts";
+
+const MIB = 1024 ** 2;
+
+/** The computer's child group directories: one per parent (one on v2, one per v1 hierarchy). */
+function childGroups(parents: string[]): string[] {
+  return parents.flatMap((parent) =>
+    readdirSync(parent, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(parent, entry.name)),
+  );
+}
+
+function readTrimmed(path: string): string {
+  return readFileSync(path, "utf8").trim();
+}
+
+describe("control groups (real cgroupfs)", () => {
+  let h: Harness;
+  let parents: string[] = [];
+  let version: 1 | 2 = 1;
+  beforeAll(() => {
+    requireBubblewrap();
+    h = harness({ limits: { totalMemoryBytes: 64 * MIB, maxTasks: 100, cpus: 0.5 } });
+    const status = h.provider.cgroups;
+    if (!status.enabled) throw new Error(`these tests need usable cgroups: ${status.reason}`);
+    parents = status.parentPaths;
+    version = status.version;
+  });
+  afterAll(async () => {
+    await h.dispose();
+    // The provider's parent groups go away with it.
+    for (const parent of parents) expect(existsSync(parent), parent).toBe(false);
+  });
+
+  it("puts every process of the computer into its group, with the configured limits", async () => {
+    output(await h.run("cg", { command: "sleep 77 & echo started" }));
+    const [groups, [sleeper]] = [childGroups(parents), hostProcesses(["sleep", "77"])];
+    expect(groups.length).toBe(parents.length);
+    expect(sleeper).toBeDefined();
+    // The background process, forked long after the sandbox started, is in the group.
+    const membership = readFileSync(`/proc/${sleeper}/cgroup`, "utf8").split("\n");
+    for (const group of groups) {
+      // v1: "<id>:memory:/path in that hierarchy"; v2: "0::/path".
+      const inRoot = group.slice(DEFAULT_CGROUP_ROOT.length);
+      const controller = version === 1 ? (inRoot.split("/")[1] ?? "") : "";
+      const path = version === 1 ? inRoot.slice(controller.length + 1) : inRoot;
+      const line = membership.find((l) => l.split(":")[1]?.split(",").includes(controller));
+      expect(line?.split(":").slice(2).join(":"), group).toBe(path);
+      expect(readTrimmed(join(group, "cgroup.procs")).split("\n")).toContain(String(sleeper));
+    }
+    const file = (name: string) =>
+      readTrimmed(join(groups.find((g) => existsSync(join(g, name))) ?? "", name));
+    if (version === 1) {
+      expect(file("memory.limit_in_bytes")).toBe(String(64 * MIB));
+      if (groups.some((g) => existsSync(join(g, "memory.memsw.limit_in_bytes")))) {
+        expect(file("memory.memsw.limit_in_bytes")).toBe(String(64 * MIB));
+      }
+      expect(file("pids.max")).toBe("100");
+      expect(file("cpu.cfs_quota_us")).toBe("50000");
+      expect(file("cpu.cfs_period_us")).toBe("100000");
+    } else {
+      expect(file("memory.max")).toBe(String(64 * MIB));
+      expect(file("pids.max")).toBe("100");
+      expect(file("cpu.max")).toBe("50000 100000");
+    }
+
+    await h.provider.release("cg", "requested");
+    for (const group of groups) expect(existsSync(group), group).toBe(false);
+    expect(hostProcesses(["sleep", "77"])).toEqual([]);
+  });
+
+  it("kills a command over the total memory limit, says so, and keeps the computer", async () => {
+    output(await h.run("oom", { command: "echo before" }));
+    // A bash string doubled 28 times would hold 256 MiB (several copies while growing).
+    const grow = "s=x; for i in $(seq 1 28); do s=$s$s; done; echo grown";
+    const result = await h.run("oom", { command: grow });
+    if (result.ok) {
+      const { exitCode, stdout } = output(result);
+      expect(exitCode).toBe(137);
+      expect(stdout).toBe("");
+      expect((result.output as { note?: string }).note).toMatch(/memory limit \(64 MiB/);
+    } else {
+      // Documented alternative: the OOM killer took the computer's loop instead.
+      expect(result.message).toMatch(/memory limit \(64 MiB/);
+    }
+    const next = output(await h.run("oom", { command: "echo after" }));
+    expect(next.stdout).toBe("after\n");
+    expect(output(await h.run("oom", { command: "echo quiet" }))).not.toHaveProperty("note");
+  });
+});
+
+describe("without usable control groups", () => {
+  let h: Harness;
+  beforeAll(() => {
+    requireBubblewrap();
+    h = harness({ cgroupRoot: "/nonexistent/cgroup-root" });
+  });
+  afterAll(() => h.dispose());
+
+  it("still runs computers and says cgroups are off", async () => {
+    expect(h.provider.cgroups).toEqual({
+      enabled: false,
+      reason: "no cgroup filesystem at /nonexistent/cgroup-root",
+    });
+    expect(output(await h.run("plain", { command: "echo works" })).stdout).toBe("works\n");
+  });
+});
+
+describe("cgroup v2 file layout (a plain directory standing in for cgroupfs)", () => {
+  const fake = mkdtempSync(join(tmpdir(), "oc-cgroup2-"));
+  afterAll(() => rmSync(fake, { recursive: true, force: true }));
+
+  it("refuses a v2 root without the needed controllers", () => {
+    const root = mkdtempSync(join(fake, "bare-"));
+    writeFileSync(join(root, "cgroup.controllers"), "cpu io\n");
+    const { cgroups, status } = detectCgroups(root);
+    expect(cgroups).toBeUndefined();
+    expect(status).toEqual({
+      enabled: false,
+      reason: `cgroup v2 at ${root} lacks the memory, pids controller(s)`,
+    });
+  });
+
+  it("enables the controllers and writes memory.max, pids.max and cpu.max", () => {
+    const root = mkdtempSync(join(fake, "v2-"));
+    writeFileSync(join(root, "cgroup.controllers"), "cpuset cpu io memory pids\n");
+    writeFileSync(join(root, "cgroup.subtree_control"), "\n");
+    const { cgroups, status } = detectCgroups(root);
+    expect(status).toMatchObject({ enabled: true, version: 2 });
+    if (!cgroups) throw new Error("expected v2 support");
+    const [parent] = cgroups.parentPaths;
+    expect(readTrimmed(join(root, "cgroup.subtree_control"))).toBe("+memory +pids +cpu");
+    expect(readTrimmed(join(parent ?? "", "cgroup.subtree_control"))).toBe("+memory +pids +cpu");
+    const group = cgroups.create("one", { totalMemoryBytes: 3 * MIB, maxTasks: 7, cpus: 1.5 });
+    const dir = join(parent ?? "", "one");
+    expect(group.paths).toEqual([dir]);
+    expect(readTrimmed(join(dir, "memory.max"))).toBe(String(3 * MIB));
+    expect(readTrimmed(join(dir, "pids.max"))).toBe("7");
+    expect(readTrimmed(join(dir, "cpu.max"))).toBe("150000 100000");
+    writeFileSync(join(dir, "memory.events"), "low 0\nhigh 0\nmax 4\noom 2\noom_kill 2\n");
+    expect(group.oomKills()).toBe(2);
+  });
+});
