@@ -10,6 +10,7 @@ import {
   createSourceAgents,
   type Runtime,
   type RuntimeOptions,
+  type Store,
   type TurnRecord,
 } from "@opencomputer/runtime";
 import {
@@ -32,6 +33,19 @@ export interface EngineFixture {
   close(): Promise<void>;
 }
 
+/** A runtime on `store` running the support example on its scripted model (not started). */
+export function supportRuntime(store: Store, extra: Partial<RuntimeOptions> = {}): Runtime {
+  return createRuntime({
+    store,
+    agents: createSourceAgents(SUPPORT_DIR),
+    models: createModelResolver({
+      providers: { script: createScriptModel },
+      override: SCRIPT_MODEL,
+    }),
+    ...extra,
+  });
+}
+
 export async function openEngine(
   durability: Durability,
   /** E.g. `{ execution: "worker" }` for the engine-worker benchmark. */
@@ -42,15 +56,7 @@ export async function openEngine(
   const dir = mkdtempSync(join(tmpdir(), "oc-bench-"));
   const dbPath = join(dir, "data.db");
   const store = createSqliteStore({ path: dbPath, durability, ...storeOptions });
-  const runtime = createRuntime({
-    store,
-    agents: createSourceAgents(SUPPORT_DIR),
-    models: createModelResolver({
-      providers: { script: createScriptModel },
-      override: SCRIPT_MODEL,
-    }),
-    ...extra,
-  });
+  const runtime = supportRuntime(store, extra);
   await runtime.start();
 
   async function runOnce(phases?: PhaseSink) {

@@ -6,19 +6,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  createSourceAgents,
-  type Store,
-} from "@opencomputer/runtime";
+import type { Store } from "@opencomputer/runtime";
 import { createPostgresStore } from "@opencomputer/store-postgres";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { startPrivateCluster } from "../packages/store-postgres/test/private-cluster.ts";
-import { AGENT_ID, SCRIPT_MODEL, SUPPORT_DIR, USER_TEXT } from "./scenario.ts";
+import { supportRuntime } from "./engine-fixture.ts";
+import { AGENT_ID, USER_TEXT } from "./scenario.ts";
 
 export type StatementKind = "read" | "write" | "transaction" | "notify";
 
@@ -69,15 +64,7 @@ class Counter {
 /** Plays `warmup` then `sessions` sessions on `store`, counting only the latter. */
 async function play(store: Store, counter: Counter, sessions: number): Promise<void> {
   const idleReleaseMs = 20;
-  const runtime = createRuntime({
-    store,
-    agents: createSourceAgents(SUPPORT_DIR),
-    models: createModelResolver({
-      providers: { script: createScriptModel },
-      override: SCRIPT_MODEL,
-    }),
-    idleReleaseMs,
-  });
+  const runtime = supportRuntime(store, { idleReleaseMs });
   await runtime.start();
   const settle = () => new Promise((resolve) => setTimeout(resolve, idleReleaseMs * 10));
   const one = async () => {

@@ -1,8 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/port.ts";
 import type { ApprovalRecord } from "../../src/store/records.ts";
+import { expectRefused } from "./assertions.ts";
 import type { SuiteContext } from "./context.ts";
-import { ev, expectRefused, OLD, uid } from "./fixtures.ts";
+import { ev, OLD, uid } from "./fixtures.ts";
 
 export function approvalsSection(c: SuiteContext): void {
   describe("approvals", () => {

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/port.ts";
-
+import { expectRefused } from "./assertions.ts";
 import type { SuiteContext } from "./context.ts";
-import { ev, expectRefused, messageRecord, T, turnRecord } from "./fixtures.ts";
+import { ev, messageRecord, T, turnRecord } from "./fixtures.ts";
 
 export function eventLogSection(c: SuiteContext): void {
   describe("apply and the event log", () => {

@@ -1,6 +1,5 @@
-// Records and assertions the conformance sections share.
-import { expect } from "vitest";
-import { StoreError } from "../../src/store/errors.ts";
+// Records the conformance sections share. No vitest here: child processes the store tests
+// start (store-sqlite test/fixtures) build their records with it too.
 import type { NewEvent } from "../../src/store/port.ts";
 import type {
   MessageRecord,
@@ -117,16 +116,3 @@ export function resultRecord(sessionId: string, turnId: string, over: Partial<Re
 
 export const ev = (type: string, data: NewEvent["data"] = {}, turnId?: string): NewEvent =>
   turnId === undefined ? { type, data } : { type, turnId, data };
-
-export async function refusal(promise: Promise<unknown>): Promise<StoreError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, "expected the store to refuse").toBeInstanceOf(StoreError);
-  return error as StoreError;
-}
-
-export async function expectRefused(promise: Promise<unknown>, code: string): Promise<void> {
-  expect((await refusal(promise)).code).toBe(code);
-}

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/port.ts";
-
+import { expectRefused } from "./assertions.ts";
 import type { SuiteContext } from "./context.ts";
-import { ev, expectRefused, T, toolCallRecord } from "./fixtures.ts";
+import { ev, T, toolCallRecord } from "./fixtures.ts";
 
 export function guardsSection(c: SuiteContext): void {
   describe("guards", () => {

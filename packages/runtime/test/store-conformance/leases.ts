@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Store, WriteBatch } from "../../src/store/port.ts";
-
+import { expectRefused } from "./assertions.ts";
 import type { SuiteContext } from "./context.ts";
-import { ev, expectRefused, T } from "./fixtures.ts";
+import { ev, T } from "./fixtures.ts";
 
 export function leasesSection(c: SuiteContext): void {
   describe("leases", () => {

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/port.ts";
-
+import { expectRefused } from "./assertions.ts";
 import type { SuiteContext } from "./context.ts";
-import { createdEvents, ev, expectRefused, sessionRecord } from "./fixtures.ts";
+import { createdEvents, ev, sessionRecord } from "./fixtures.ts";
 
 export function sessionsSection(c: SuiteContext): void {
   describe("sessions", () => {

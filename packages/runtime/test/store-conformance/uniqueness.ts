@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/port.ts";
-
+import { expectRefused } from "./assertions.ts";
 import type { SuiteContext } from "./context.ts";
-import { ev, expectRefused, messageRecord, resultRecord, turnRecord } from "./fixtures.ts";
+import { ev, messageRecord, resultRecord, turnRecord } from "./fixtures.ts";
 
 export function uniquenessSection(c: SuiteContext): void {
   describe("uniqueness", () => {
