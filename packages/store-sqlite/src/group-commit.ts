@@ -27,6 +27,7 @@ import { resolve } from "node:path";
 import { StoreError } from "@opencomputer/runtime";
 import type Database from "better-sqlite3";
 import type { Journal, JournalRecord } from "./journal.ts";
+import { RecordBuilder } from "./journal-codec.ts";
 import type { StatementCache } from "./statements.ts";
 
 /** A group commits early once it holds this many statements, to bound its memory and journal. */
@@ -46,6 +47,8 @@ export class GroupCommit {
   private statementsInGroup = 0;
   private groupOpenedAt = 0;
   private checking = false;
+  /** The record of the change being made; one buffer, reused. */
+  private readonly record = new RecordBuilder();
   /** The last commit that failed; the journal still holds its changes for the next group. */
   lastCommitError: unknown = null;
 
@@ -74,18 +77,24 @@ export class GroupCommit {
   wrap<A extends unknown[], R>(body: (...args: A) => R): (...args: A) => R {
     const statements = this.statements;
     return (...args: A): R => {
+      if (statements.recording !== null) {
+        // A bug, not an input: the record is shared, so a change made inside another one would
+        // journal half of each.
+        throw new Error("a store change was started inside another one");
+      }
       this.open();
-      const recorded: string[] = [];
-      statements.recording = recorded;
+      const record = this.record;
+      record.reset();
+      statements.recording = record;
       try {
         const result = body(...args);
         statements.recording = null;
-        if (recorded.length > 0) this.append(recorded);
+        if (record.statements > 0) this.append(record);
         return result;
       } catch (error) {
         statements.recording = null;
         // A refusal before any row changed needs no undo (a failing statement undoes itself).
-        if (recorded.length > 0) this.undo();
+        if (record.changedRows) this.undo();
         throw error;
       } finally {
         // A busy process whose work resolves as microtasks may not reach its idle callback for
@@ -165,9 +174,9 @@ export class GroupCommit {
     this.journal.close();
   }
 
-  private append(recorded: string[]): void {
+  private append(record: RecordBuilder): void {
     try {
-      this.journalEnd += this.journal.write(this.journalEnd, this.nextSeq, recorded);
+      this.journalEnd += this.journal.write(this.journalEnd, this.nextSeq, record);
     } catch (error) {
       // A partial record is cut short by the reader's checks: the next write goes in its place.
       if (error instanceof StoreError) throw error;
@@ -179,7 +188,7 @@ export class GroupCommit {
       );
     }
     this.nextSeq++;
-    this.statementsInGroup += recorded.length;
+    this.statementsInGroup += record.statements;
   }
 
   private cancelIdle(): void {

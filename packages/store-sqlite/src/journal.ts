@@ -4,7 +4,8 @@
 // A record is the statements one state change ran, with their bound parameters, so replaying
 // it on the state it was first applied to gives exactly the same rows (ids, timestamps and
 // lease times are parameters, never computed again). Layout, little-endian:
-//   [payload bytes u32][crc32 of payload u32][seq f64][file id 8 bytes][payload: JSON array]
+//   [payload bytes u32][crc32 of payload u32][seq f64][file id 8 bytes][payload]
+// The payload's encoding is in journal-codec.ts.
 // The file id is the database's (journal_state.file_id): records another database left are
 // not this one's, and reading stops at them.
 // Each group writes its records from offset 0 over the previous group's (all committed by then),
@@ -22,16 +23,22 @@ import {
   writeSync,
 } from "node:fs";
 import { crc32 } from "node:zlib";
+import { StoreError } from "@opencomputer/runtime";
+import {
+  decodeStatements,
+  type JournalStatement,
+  RECORD_HEADER,
+  type RecordBuilder,
+} from "./journal-codec.ts";
 
-/** One executed statement: its SQL text and the arguments it was run with. */
-export type JournalStatement = [sql: string, args: unknown[]];
+export type { JournalStatement } from "./journal-codec.ts";
 
 export interface JournalRecord {
   seq: number;
   statements: JournalStatement[];
 }
 
-const HEADER = 24;
+const HEADER = RECORD_HEADER;
 
 export class Journal {
   private readonly fd: number;
@@ -55,17 +62,16 @@ export class Journal {
   }
 
   /**
-   * Writes one record of statements already encoded as JSON at `position`; durable against a
+   * Writes the record `builder` holds at `position`, filling in its header; durable against a
    * killed process on return (and against power loss when opened with sync). Returns its length.
    */
-  write(position: number, seq: number, encoded: readonly string[]): number {
-    const payload = Buffer.from(`[${encoded.join(",")}]`, "utf8");
-    const record = Buffer.allocUnsafe(HEADER + payload.length);
+  write(position: number, seq: number, builder: RecordBuilder): number {
+    const record = builder.buffer.subarray(0, builder.length);
+    const payload = builder.payload();
     record.writeUInt32LE(payload.length, 0);
     record.writeUInt32LE(crc32(payload), 4);
     record.writeDoubleLE(seq, 8);
     this.owner.copy(record, 16);
-    payload.copy(record, HEADER);
     try {
       let written = 0;
       while (written < record.length) {
@@ -122,11 +128,26 @@ export class Journal {
       if (!this.owner.equals(buffer.subarray(at + 16, at + HEADER))) break;
       const payload = buffer.subarray(at + HEADER, end);
       if (crc32(payload) !== buffer.readUInt32LE(at + 4)) break;
-      if (seq > appliedSeq) records.push({ seq, statements: JSON.parse(payload.toString("utf8")) });
+      if (seq > appliedSeq) records.push({ seq, statements: this.decode(seq, payload) });
       previous = seq;
       at = end;
     }
     return { records, end: at };
+  }
+
+  private decode(seq: number, payload: Buffer): JournalStatement[] {
+    try {
+      return decodeStatements(payload);
+    } catch (error) {
+      // Its checksum held, so this is not a torn write: a record this build cannot read.
+      throw new StoreError(
+        "journal_corrupt",
+        `Record ${seq} of the commit journal ${this.path} cannot be read ` +
+          `(${(error as Error).message}). Move the file aside to open the database as last committed.`,
+        {},
+        { cause: error },
+      );
+    }
   }
 
   /** Empties the file (on a clean close, when everything in it is committed). */
