@@ -35,27 +35,16 @@ export class ApiClient {
   }
 
   async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-    let response: Response;
-    try {
-      response = await this.#fetch(`${this.url}${path}`, {
-        method,
-        headers: {
-          "x-api-key": this.#key,
-          accept: "application/json",
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        ...(signal ? { signal } : {}),
-      });
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      throw new OpenComputerError(
-        "connection_failed",
-        `Cannot reach ${this.url}: ${(error as Error).message}`,
-        {},
-        { cause: error },
-      );
-    }
+    const response = await this.#send(
+      method,
+      path,
+      {
+        accept: "application/json",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    );
     const text = await response.text();
     let parsed: unknown;
     try {
@@ -80,6 +69,41 @@ export class ApiClient {
       throw new OpenComputerError("invalid_response", `${method} ${path}: the body is not JSON`);
     }
     return parsed as T;
+  }
+
+  /**
+   * `GET path` asking for Server-Sent Events, with the same key as every other request. Answers
+   * the Response whatever its status or type: the caller reads the body as it arrives, and an
+   * older server or a proxy may answer JSON instead. Aborting `signal` closes the connection.
+   */
+  stream(path: string, signal: AbortSignal): Promise<Response> {
+    return this.#send("GET", path, { accept: "text/event-stream" }, undefined, signal);
+  }
+
+  /** One request with the API key; an unreachable server is a `connection_failed` error. */
+  async #send(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> {
+    try {
+      return await this.#fetch(`${this.url}${path}`, {
+        method,
+        headers: { "x-api-key": this.#key, ...headers },
+        ...(body === undefined ? {} : { body }),
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new OpenComputerError(
+        "connection_failed",
+        `Cannot reach ${this.url}: ${(error as Error).message}`,
+        {},
+        { cause: error },
+      );
+    }
   }
 
   get<T>(path: string, signal?: AbortSignal): Promise<T> {

@@ -1,16 +1,36 @@
-import type { AgentInput } from "@opencomputer/agent";
+import { type AgentInput, OpenComputerError } from "@opencomputer/agent";
 import type { EventRecord } from "@opencomputer/runtime";
 import { type ApiClient, seg } from "../client.ts";
 import type { ApprovalCard, OneShotBackend, OpenQuestion } from "./backend.ts";
+import { EventFeed, type FeedTransport } from "./event-feed.ts";
 
+/** The pause between polls when the server cannot stream. */
 const POLL_MS = 200;
+/** How long `nextEvents` waits for events when there are none. */
 const WAIT_MS = 1000;
 
 /**
- * The one-shot against a running server. Events are read with `GET …/events?after=` and polled
- * every 200 ms while there are none: simple, and it resumes from the cursor after any error.
+ * The one-shot against a running server. Each session's events come over one Server-Sent Events
+ * stream (`GET …/events?after=` with `Accept: text/event-stream`), opened on the first
+ * `nextEvents` and reopened from the cursor when it drops; when the server answers without a
+ * stream, or while it is down, they are polled every 200 ms as before (see EventFeed).
  */
 export function httpBackend(api: ApiClient): OneShotBackend {
+  const feeds = new Map<string, EventFeed>();
+  let closed = false;
+  const feedOf = (sessionId: string, after: number): EventFeed => {
+    // A feed opened after close() would keep a connection, and the process, alive.
+    if (closed) throw new OpenComputerError("closed", "The one-shot backend is closed");
+    let feed = feeds.get(sessionId);
+    if (!feed) {
+      feed = new EventFeed(eventsRoute(api, sessionId), after, {
+        waitMs: WAIT_MS,
+        pollMs: POLL_MS,
+      });
+      feeds.set(sessionId, feed);
+    }
+    return feed;
+  };
   return {
     where: api.url,
     async createSession(agentRef) {
@@ -27,14 +47,7 @@ export function httpBackend(api: ApiClient): OneShotBackend {
       return body.turnId;
     },
     async nextEvents(sessionId, after) {
-      const deadline = Date.now() + WAIT_MS;
-      for (;;) {
-        const { events } = await api.get<{ events: EventRecord[] }>(
-          `/sessions/${seg(sessionId)}/events?after=${after}`,
-        );
-        if (events.length > 0 || Date.now() >= deadline) return events;
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      }
+      return feedOf(sessionId, after).next(after);
     },
     async session(sessionId) {
       const view = await api.get<{ question: OpenQuestion | null; result: unknown }>(
@@ -53,6 +66,21 @@ export function httpBackend(api: ApiClient): OneShotBackend {
         })
       ).approval;
     },
-    async close() {},
+    async close() {
+      closed = true;
+      for (const feed of feeds.values()) feed.close();
+      feeds.clear();
+    },
+  };
+}
+
+/** The session's events route, streamed or as JSON pages, with the client's key. */
+function eventsRoute(api: ApiClient, sessionId: string): FeedTransport {
+  const path = (after: number) => `/sessions/${seg(sessionId)}/events?after=${after}`;
+  return {
+    open: (after, signal) => api.stream(path(after), signal),
+    async poll(after, signal) {
+      return (await api.get<{ events: EventRecord[] }>(path(after), signal)).events;
+    },
   };
 }
