@@ -80,7 +80,10 @@ export interface RuntimeOptions {
   remoteClaimDelayMs?: number;
   /** Where agent code runs: "in-process" (default) or "worker" processes (docs/workers.md). */
   execution?: ExecutionOption;
-  /** Timings, extra environment and the microvm sandbox of worker processes. */
+  /**
+   * Timings, extra environment, the microvm sandbox and the pool size (`maxWorkers`) of worker
+   * processes.
+   */
   workers?: WorkerSettings;
   /** The egress gateway URL and per-session token sent with every execution of agent code. */
   egress?: EgressSource;

@@ -1,6 +1,7 @@
 // `createRuntime({ execution })`: where agent code runs. "in-process" (the default, for
 // embedding and tests) imports agents into the runtime's process; "worker" runs each deployment
-// in its own worker process, out of reach of the store and the secrets (docs/workers.md).
+// in its own pool of worker processes, out of reach of the store and the secrets
+// (docs/workers.md).
 
 import type { AgentExecution } from "../agents/execution.ts";
 import { createInProcessExecution } from "../agents/in-process.ts";

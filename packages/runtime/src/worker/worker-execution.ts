@@ -1,24 +1,22 @@
-// Agent code in worker processes: one worker per deployment and execution mode, started on the
-// first turn that needs it and replaced after it is lost. The control plane never imports the
-// agent's code; it asks the resolver where the code is (`locate`) and the worker loads it.
+// Agent code in worker processes: a pool of workers per deployment and execution mode, its first
+// worker started on the first turn that needs it, more started while all are busy, each one
+// replaced after it is lost. The control plane never imports the agent's code; it asks the
+// resolver where the code is (`locate`) and the worker loads it.
 
 import { tmpdir } from "node:os";
 import { OpenComputerError } from "@opencomputer/agent";
-import type {
-  AgentExecution,
-  AgentHandle,
-  ExecutionMode,
-  RenderedAgent,
-} from "../agents/execution.ts";
+import type { AgentExecution, ExecutionMode } from "../agents/execution.ts";
 import { WorkerLostError } from "../agents/execution.ts";
-import type { AgentLocation, AgentResolver } from "../agents/resolver.ts";
+import type { AgentResolver } from "../agents/resolver.ts";
 import type { Logger } from "../engine/context.ts";
 import { GatewayBridge } from "./gateway-bridge.ts";
+import { WorkerHandle } from "./worker-handle.ts";
+import { maxWorkersOf, WorkerPool } from "./worker-pool.ts";
 import {
   DEFAULT_TIMINGS,
   IDLE_REASON,
   type WorkerLauncher,
-  WorkerProcess,
+  type WorkerProcess,
   type WorkerTimings,
 } from "./worker-process.ts";
 
@@ -33,6 +31,12 @@ export interface WorkerExecutionOptions {
    * are plain processes with a clean environment, and microvm sessions are refused.
    */
   sandbox?: WorkerLauncher;
+  /**
+   * Most worker processes one deployment (and execution mode) may have at once (default 4). A
+   * call that finds every worker busy starts another, so a tool that blocks its worker's event
+   * loop holds up only the calls on that worker. An integer of at least 1.
+   */
+  maxWorkers?: number;
   log?: Logger;
 }
 
@@ -49,9 +53,11 @@ export function workerEnv(extra: Record<string, string> = {}): Record<string, st
 }
 
 export function createWorkerExecution(options: WorkerExecutionOptions): AgentExecution & {
-  /** The live workers, for tests and diagnostics. */
+  /** The live workers of every pool (starting ones too), for tests and diagnostics. */
   workers(): WorkerProcess[];
 } {
+  // Refused here, so that createRuntime throws before it runs anything.
+  const maxWorkers = maxWorkersOf(options.maxWorkers);
   const timings = { ...DEFAULT_TIMINGS, ...options.timings };
   const handles = new Map<string, Promise<WorkerHandle>>();
   const opened = new Set<WorkerHandle>();
@@ -77,19 +83,24 @@ export function createWorkerExecution(options: WorkerExecutionOptions): AgentExe
     const location = await options.agents.locate(agentId, deploymentId);
     if (mode === "microvm") bridge ??= new GatewayBridge();
     const microvmBridge = mode === "microvm" ? bridge : undefined;
-    const handle = new WorkerHandle(location, () => ({
-      location,
-      timings,
-      env: workerEnv(options.env),
-      ...(options.sandbox ? { launcher: options.sandbox } : {}),
-      network: mode !== "microvm",
-      ...(microvmBridge ? { bridge: microvmBridge } : {}),
-      onLost: (reason: string) => {
-        if (closed || reason === IDLE_REASON) return;
-        options.log?.warn("agent worker lost", { agentId, deploymentId, reason });
-      },
-    }));
-    await handle.live();
+    const pool = new WorkerPool(
+      () => ({
+        location,
+        timings,
+        env: workerEnv(options.env),
+        ...(options.sandbox ? { launcher: options.sandbox } : {}),
+        network: mode !== "microvm",
+        ...(microvmBridge ? { bridge: microvmBridge } : {}),
+        onLost: (reason: string) => {
+          // An idle stop is the pool shrinking, not a loss.
+          if (closed || reason === IDLE_REASON) return;
+          options.log?.warn("agent worker lost", { agentId, deploymentId, reason });
+        },
+      }),
+      maxWorkers,
+    );
+    await pool.start();
+    const handle = new WorkerHandle(location, pool);
     opened.add(handle);
     return handle;
   }
@@ -109,7 +120,7 @@ export function createWorkerExecution(options: WorkerExecutionOptions): AgentExe
       return handle;
     },
     workers() {
-      return [...opened].flatMap((h) => (h.current.lost ? [] : [h.current]));
+      return [...opened].flatMap((h) => h.pool.workers());
     },
     async close() {
       closed = true;
@@ -119,129 +130,5 @@ export function createWorkerExecution(options: WorkerExecutionOptions): AgentExe
       handles.clear();
       await bridge?.close();
     },
-  };
-}
-
-/** One deployment's agent code behind a worker that is replaced whenever it is lost. */
-class WorkerHandle implements AgentHandle {
-  readonly agentId: string;
-  readonly deploymentId: string;
-  readonly projectDir: string;
-  current: WorkerProcess;
-  private replacing: Promise<WorkerProcess> | null = null;
-  private stopped = false;
-
-  constructor(
-    location: AgentLocation,
-    private readonly spawnOptions: () => ConstructorParameters<typeof WorkerProcess>[0],
-  ) {
-    this.agentId = location.agentId;
-    this.deploymentId = location.deploymentId;
-    this.projectDir = location.projectDir;
-    this.current = new WorkerProcess(spawnOptions());
-  }
-
-  /** The worker to call: the current one, or its replacement once it was lost. */
-  async live(): Promise<WorkerProcess> {
-    if (this.stopped) throw new WorkerLostError("The runtime is closing");
-    if (!this.current.lost) {
-      await this.current.ready;
-      return this.current;
-    }
-    this.replacing ??= (async () => {
-      const next = new WorkerProcess(this.spawnOptions());
-      this.current = next;
-      try {
-        await next.ready;
-      } catch (error) {
-        next.kill("failed to start");
-        // Calls see the loss; the turn is resumed (or fails after repeated losses).
-        throw new WorkerLostError(
-          `The agent's worker could not be replaced: ${(error as Error).message}`,
-        );
-      } finally {
-        this.replacing = null;
-      }
-      return next;
-    })();
-    return this.replacing;
-  }
-
-  async render(request: RenderedAgent["request"]): Promise<RenderedAgent> {
-    return (await this.live()).render(request);
-  }
-
-  async runTool(
-    render: RenderedAgent,
-    tool: string,
-    request: Parameters<AgentHandle["runTool"]>[2],
-  ) {
-    const worker = await this.live();
-    return worker.invoke(
-      {
-        type: "run",
-        render: ref(render),
-        tool,
-        call: {
-          input: request.input,
-          sessionId: request.sessionId,
-          messageId: request.messageId,
-          toolCallId: request.toolCallId,
-          agentId: request.agentId,
-        },
-        ...(request.egress ? { egress: request.egress } : {}),
-      },
-      request.signal,
-      request.reportProgress,
-    );
-  }
-
-  async previewTool(
-    render: RenderedAgent,
-    tool: string,
-    request: Parameters<AgentHandle["previewTool"]>[2],
-  ) {
-    const worker = await this.live();
-    return worker.invoke(
-      {
-        type: "preview",
-        render: ref(render),
-        tool,
-        input: request.input,
-        ...(request.egress ? { egress: request.egress } : {}),
-      },
-      request.signal,
-    );
-  }
-
-  async applyTool(
-    render: RenderedAgent,
-    tool: string,
-    request: Parameters<AgentHandle["applyTool"]>[2],
-  ) {
-    const worker = await this.live();
-    return worker.invoke(
-      {
-        type: "apply",
-        render: ref(render),
-        tool,
-        input: request.input,
-        decision: request.decision,
-        ...(request.egress ? { egress: request.egress } : {}),
-      },
-      request.signal,
-    );
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.current.kill("was stopped: the runtime closed");
-  }
-}
-
-function ref(render: RenderedAgent) {
-  return {
-    renderId: render.renderId,
-    request: { input: render.request.input, builtInToolIds: [...render.request.builtInToolIds] },
   };
 }
