@@ -24,24 +24,26 @@ export class WorkerHandle implements AgentHandle {
   }
 
   runTool(render: RenderedAgent, tool: string, request: Parameters<AgentHandle["runTool"]>[2]) {
-    return this.pool.use((worker) =>
-      worker.invoke(
-        {
-          type: "run",
-          render: ref(render),
-          tool,
-          call: {
-            input: request.input,
-            sessionId: request.sessionId,
-            messageId: request.messageId,
-            toolCallId: request.toolCallId,
-            agentId: request.agentId,
+    return this.pool.use(
+      (worker) =>
+        worker.invoke(
+          {
+            type: "run",
+            render: ref(render),
+            tool,
+            call: {
+              input: request.input,
+              sessionId: request.sessionId,
+              messageId: request.messageId,
+              toolCallId: request.toolCallId,
+              agentId: request.agentId,
+            },
+            ...(request.egress ? { egress: request.egress } : {}),
           },
-          ...(request.egress ? { egress: request.egress } : {}),
-        },
-        request.signal,
-        request.reportProgress,
-      ),
+          request.signal,
+          request.reportProgress,
+        ),
+      request.sessionId,
     );
   }
 

@@ -3,6 +3,9 @@
 // request. One worker would let a tool that blocks its event loop stall every other session of
 // the deployment, so the pool grows when every worker is busy, up to `maxWorkers`, and shrinks
 // as workers stop when idle or are lost.
+// Tool calls of one session that overlap (a step's parallel calls) go to the same worker, so they
+// share module state as they did with one worker per deployment: calls that coordinate in
+// memory still meet.
 
 import { OpenComputerError } from "@opencomputer/agent";
 import { WorkerLostError } from "../agents/execution.ts";
@@ -26,6 +29,8 @@ export function maxWorkersOf(value: unknown): number {
 export class WorkerPool {
   // Live workers (starting or ready) and the calls each has in flight, oldest first.
   private readonly load = new Map<WorkerProcess, number>();
+  /** The worker of each session with a call in flight, and how many it has there. */
+  private readonly sessions = new Map<string, { worker: WorkerProcess; calls: number }>();
   private stopped = false;
 
   constructor(
@@ -57,9 +62,16 @@ export class WorkerPool {
    * worker that fails to start fails its calls with WorkerLostError: the turn is resumed, as
    * after any loss.
    */
-  async use<T>(call: (worker: WorkerProcess) => Promise<T>): Promise<T> {
+  async use<T>(call: (worker: WorkerProcess) => Promise<T>, sessionId?: string): Promise<T> {
     if (this.stopped) throw new WorkerLostError("The runtime is closing");
-    const worker = this.pick();
+    let session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    if (session?.worker.lost) session = undefined;
+    const worker = session?.worker ?? this.pick();
+    if (session) session.calls++;
+    else if (sessionId !== undefined) {
+      session = { worker, calls: 1 };
+      this.sessions.set(sessionId, session);
+    }
     // Counted before any await, so calls arriving together see each other and spread out.
     this.load.set(worker, (this.load.get(worker) ?? 0) + 1);
     try {
@@ -75,6 +87,10 @@ export class WorkerPool {
     } finally {
       const calls = this.load.get(worker);
       if (calls !== undefined) this.load.set(worker, calls - 1);
+      // Forgotten with its last call, so the map holds only sessions with calls in flight.
+      if (session && --session.calls === 0 && sessionId !== undefined) {
+        if (this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
+      }
     }
   }
 
@@ -82,6 +98,7 @@ export class WorkerPool {
     this.stopped = true;
     for (const worker of [...this.load.keys()]) worker.kill(reason);
     this.load.clear();
+    this.sessions.clear();
   }
 
   /**
