@@ -48,8 +48,10 @@ function runWriter(path: string, sessionId: string, count: number, then: "exit" 
   child.stderr!.on("data", (d: Buffer) => {
     stderr += String(d);
   });
+  // "close", not "exit": a killed child's last lines may still be in the pipe at "exit", and
+  // the acknowledged batches are counted from them.
   const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-    child.on("exit", (code, signal) => resolve({ code, signal }));
+    child.on("close", (code, signal) => resolve({ code, signal }));
   });
   return {
     child,
