@@ -246,6 +246,15 @@ export class PostgresStore implements Store {
     return rows.map(turnFromRow);
   }
 
+  async listActiveTurns(sessionId: string): Promise<TurnRecord[]> {
+    // The same condition as the partial index turns_active.
+    const { rows } = await this.pool.query<TurnRow>(
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 AND status IN ('queued', 'running') ORDER BY rid`,
+      [sessionId],
+    );
+    return rows.map(turnFromRow);
+  }
+
   async getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined> {
     return this.one<TurnRow, TurnRecord>(
       `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 AND id = $2`,

@@ -257,6 +257,16 @@ export class SqliteStore implements Store {
     return rows.map(turnFromRow);
   }
 
+  async listActiveTurns(sessionId: string): Promise<TurnRecord[]> {
+    // The same condition as the partial index turns_active, so SQLite reads only that index.
+    const rows = this.statements
+      .get(
+        `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND status IN ('queued', 'running') ORDER BY rid`,
+      )
+      .all(sessionId) as TurnRow[];
+    return rows.map(turnFromRow);
+  }
+
   async getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined> {
     const row = this.statements
       .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND id = ?`)

@@ -53,7 +53,7 @@ export async function endSession(
   for (let attempt = 0; ; attempt++) {
     const session = await ctx.store.getSession(sessionId);
     if (!session || session.status === "ended") return;
-    const { ops, events } = cancelQueued(await ctx.store.listTurns(sessionId));
+    const { ops, events } = cancelQueued(await ctx.store.listActiveTurns(sessionId));
     const close = closeQuestion(session, "session_ended");
     ops.push(...close.ops);
     events.push(...close.events);
@@ -70,10 +70,10 @@ export async function endSession(
         throw error;
     }
   }
-  const turns = await ctx.store.listTurns(sessionId);
+  const turns = await ctx.store.listActiveTurns(sessionId);
   const running = turns.filter((t) => t.status === "running");
   await interruptTurns(ctx, workers, sessionId, running, undefined, "session_ended");
-  const stragglers = cancelQueued(await ctx.store.listTurns(sessionId));
+  const stragglers = cancelQueued(await ctx.store.listActiveTurns(sessionId));
   if (stragglers.ops.length > 0) await write(ctx, sessionId, stragglers);
   await workers.get(sessionId)?.release();
   for (const tool of ctx.builtInTools.values()) {

@@ -322,7 +322,9 @@ export function createRuntime(options: RuntimeOptions) {
     /** Cancels the running turn (`interrupted`); the next queued turn starts. No-op when idle. */
     async interrupt(sessionId: string): Promise<{ interruptedTurnIds: string[] }> {
       await mustGetSession(sessionId);
-      const running = (await store.listTurns(sessionId)).filter((t) => t.status === "running");
+      const running = (await store.listActiveTurns(sessionId)).filter(
+        (t) => t.status === "running",
+      );
       const interrupted = await interruptTurns(ctx, workers, sessionId, running);
       // An open question is closed too: the person no longer owes the agent an answer.
       const session = await mustGetSession(sessionId);

@@ -73,7 +73,7 @@ export async function sendTurnNow(
   const running =
     mode === "queue"
       ? []
-      : (await store.listTurns(sessionId)).filter((t) => t.status === "running");
+      : (await store.listActiveTurns(sessionId)).filter((t) => t.status === "running");
   const now = new Date().toISOString();
   const turn: TurnRecord = {
     id: newId("turn"),

@@ -145,7 +145,7 @@ export class SessionWorker {
       this.hint = null;
       // The turns first: with none to run (every turn's end looks once more) the session itself
       // need not be read.
-      const next = pickNextTurn(await this.ctx.store.listTurns(this.sessionId));
+      const next = pickNextTurn(await this.ctx.store.listActiveTurns(this.sessionId));
       if (!next) return;
       const session = hint ?? (await this.ctx.store.getSession(this.sessionId));
       if (!session || session.status === "ended") return;

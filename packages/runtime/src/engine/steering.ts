@@ -11,7 +11,7 @@ import { guard, type TurnScope } from "./turn-scope.ts";
  */
 export async function absorbSteering(scope: TurnScope): Promise<void> {
   scope.steering.pending = false;
-  const turns = await scope.ctx.store.listTurns(scope.sessionId);
+  const turns = await scope.ctx.store.listActiveTurns(scope.sessionId);
   const steers = turns.filter((t) => t.status === "queued" && t.mode === "steer");
   if (steers.length === 0) return;
   const now = new Date().toISOString();

@@ -142,7 +142,13 @@ export interface Store {
 
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
   listSessions(filter: SessionFilter): Promise<SessionRecord[]>;
+  /** Every turn of the session, in insertion order. */
   listTurns(sessionId: string): Promise<TurnRecord[]>;
+  /**
+   * The session's queued and running turns, in insertion order: what the engine looks at before
+   * and after every turn, read without the settled ones, which grow with the session.
+   */
+  listActiveTurns(sessionId: string): Promise<TurnRecord[]>;
   getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined>;
   findTurnByIdempotencyKey(sessionId: string, key: string): Promise<TurnRecord | undefined>;
   /** In insertion order. */

@@ -52,6 +52,42 @@ export function recordsSection(c: SuiteContext): void {
       expect(await store.getTurn(s.id, a.id)).toStrictEqual(a);
     });
 
+    it("lists the active turns (queued and running) in insertion order, and only them", async () => {
+      const s = await newSession();
+      expect(await store.listActiveTurns(s.id)).toEqual([]);
+      const t1 = await newTurn(s.id, { id: "turn_1" });
+      const t2 = await newTurn(s.id, { id: "turn_2" });
+      const t3 = await newTurn(s.id, { id: "turn_3" });
+      const t4 = await newTurn(s.id, { id: "turn_4" });
+      await store.apply(s.id, {
+        ops: [
+          { type: "turn.update", id: t1.id, patch: { status: "completed", outcome: "completed" } },
+          { type: "turn.update", id: t2.id, patch: { status: "running" } },
+          {
+            type: "turn.update",
+            id: t3.id,
+            patch: { status: "cancelled", outcome: "interrupted" },
+          },
+        ],
+        events: [],
+      });
+      const active = await store.listActiveTurns(s.id);
+      expect(active.map((t) => [t.id, t.status])).toEqual([
+        ["turn_2", "running"],
+        ["turn_4", "queued"],
+      ]);
+      // The same records listTurns gives.
+      const all = await store.listTurns(s.id);
+      expect(active).toStrictEqual(all.filter((t) => t.id === t2.id || t.id === t4.id));
+      expect(t4.status).toBe("queued");
+      await store.apply(s.id, {
+        ops: [{ type: "turn.update", id: t2.id, patch: { status: "failed", outcome: "failed" } }],
+        events: [],
+      });
+      expect((await store.listActiveTurns(s.id)).map((t) => t.id)).toEqual(["turn_4"]);
+      expect(await store.listActiveTurns("ses_missing")).toEqual([]);
+    });
+
     it("lists messages in insertion order", async () => {
       const s = await newSession();
       const turn = await newTurn(s.id);
