@@ -15,6 +15,7 @@ import { benchCluster, type ClusterResult, clusterTable } from "./cluster.ts";
 import { benchConcurrent, type ConcurrentResult } from "./concurrent-sessions.ts";
 import { benchEngine, type EngineResult } from "./engine-run.ts";
 import { benchEngineWorker } from "./engine-worker.ts";
+import { benchLongSession, type LongSessionResult, longSessionTable } from "./long-session.ts";
 import { benchAiSdk, benchBare } from "./peers.ts";
 import { concurrentTable, latencyTable, phaseTable, type Ratio, ratioTable } from "./report.ts";
 import { loadScenario } from "./scenario.ts";
@@ -35,6 +36,7 @@ const BENCHMARKS = [
   "engine-per-commit",
   "engine-worker",
   "concurrent",
+  "long-session",
   "build",
   "cluster",
   "sse",
@@ -50,6 +52,8 @@ const DESCRIPTIONS: Record<BenchName, string> = {
   "engine-per-commit": "engine with groupCommitMs 0: every change its own SQLite commit",
   "engine-worker": "engine with the agent's code in a worker process (IPC per render and call)",
   concurrent: "sessions started together in one process, then all awaited",
+  "long-session":
+    "one session, turn after turn (--turns, default 400): p50 of the first and last turns",
   build: "opencomputer build, cold: examples/support and 20 agents × 10 tools (its own report)",
   sse: "100 SSE subscribers: events delivered/s, commit → delivery p50/p99; GET /sessions/<id> rps",
   cluster: "1, 2, 4 runtime processes on one private PostgreSQL (and SQLite): turns/s, commits",
@@ -71,7 +75,7 @@ const OUTPUT = fileURLToPath(new URL("../test-output/bench.json", import.meta.ur
 function usage(): string {
   const names = BENCHMARKS.map((n) => `  ${n.padEnd(12)} ${DESCRIPTIONS[n]}`).join("\n");
   return [
-    "usage: npm run bench -- [--only name[,name…]] [--runs N] [--warmup N] [--sessions N]",
+    "usage: npm run bench -- [--only name[,name…]] [--runs N] [--warmup N] [--sessions N] [--turns N]",
     "",
     "benchmarks:",
     names,
@@ -79,6 +83,7 @@ function usage(): string {
     "  --runs      measured runs per latency benchmark (default 2000)",
     "  --warmup    unmeasured runs before them (default 200)",
     "  --sessions  sessions in the concurrent benchmark (default 1000)",
+    "  --turns     turns of the long-session benchmark (default 400)",
     `  --out       where to write the JSON results (default ${OUTPUT})`,
   ].join("\n");
 }
@@ -102,6 +107,7 @@ const OPTIONS = {
   runs: { type: "string" },
   warmup: { type: "string" },
   sessions: { type: "string" },
+  turns: { type: "string" },
   out: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -131,6 +137,7 @@ function parseOptions() {
     runs: countOption("runs", values.runs, 2000),
     warmup: countOption("warmup", values.warmup, 200),
     sessions: countOption("sessions", values.sessions, 1000),
+    turns: countOption("turns", values.turns, 400),
     out: values.out ?? OUTPUT,
   };
 }
@@ -188,6 +195,7 @@ async function main() {
   let cluster: ClusterResult | null = null;
   let sse: SseResult | null = null;
   let statements: StatementCount[] | null = null;
+  let longSession: LongSessionResult | null = null;
 
   for (const name of BENCHMARKS) {
     if (!opts.only.has(name)) continue;
@@ -204,6 +212,7 @@ async function main() {
     else if (name === "build") buildReport = benchBuild();
     else if (name === "cluster") cluster = await benchCluster();
     else if (name === "sse") sse = await benchSse();
+    else if (name === "long-session") longSession = await benchLongSession(opts.turns);
     else if (name === "statements") {
       statements = [await countSqliteStatements(), await countPostgresStatements()];
     } else concurrent = await benchConcurrent(opts.sessions);
@@ -221,18 +230,20 @@ async function main() {
   if (cluster) console.log(`${clusterTable(cluster)}\n`);
   if (sse) console.log(`${sseTable(sse)}\n`);
   if (statements) console.log(`${statementsTable(statements)}\n`);
+  if (longSession) console.log(`${longSessionTable(longSession)}\n`);
 
   mkdirSync(dirname(opts.out), { recursive: true });
   const report = {
     finishedAt: new Date().toISOString(),
     machine,
-    options: { ...sizes, sessions: opts.sessions, only: [...opts.only] },
+    options: { ...sizes, sessions: opts.sessions, turns: opts.turns, only: [...opts.only] },
     latency,
     ratios: computed,
     concurrent,
     cluster,
     sse,
     statements,
+    longSession,
   };
   writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`results written to ${opts.out}`);
