@@ -255,6 +255,16 @@ export class PostgresStore implements Store {
     return rows.map(turnFromRow);
   }
 
+  async lastSettledTurn(sessionId: string): Promise<TurnRecord | undefined> {
+    const { rows } = await this.pool.query<TurnRow>(
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 AND settled_at IS NOT NULL
+         AND outcome IS DISTINCT FROM 'steered' ORDER BY settled_at DESC, rid DESC LIMIT 1`,
+      [sessionId],
+    );
+    const row = rows[0];
+    return row && turnFromRow(row);
+  }
+
   async getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined> {
     return this.one<TurnRow, TurnRecord>(
       `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 AND id = $2`,

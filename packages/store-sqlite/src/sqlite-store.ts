@@ -267,6 +267,17 @@ export class SqliteStore implements Store {
     return rows.map(turnFromRow);
   }
 
+  async lastSettledTurn(sessionId: string): Promise<TurnRecord | undefined> {
+    // Scans the session's turns inside SQLite; only the one row is decoded.
+    const row = this.statements
+      .get(
+        `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND settled_at IS NOT NULL
+           AND outcome IS NOT 'steered' ORDER BY settled_at DESC, rid DESC LIMIT 1`,
+      )
+      .get(sessionId) as TurnRow | undefined;
+    return row && turnFromRow(row);
+  }
+
   async getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined> {
     const row = this.statements
       .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND id = ?`)

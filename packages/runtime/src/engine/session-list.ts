@@ -62,7 +62,13 @@ export async function listSessions(store: Store, options: ListSessionsOptions = 
   const sessions: SessionListRow[] = await Promise.all(
     page.map(async (s) => {
       const { turns: _turns, ...view } = toSessionView(s, []);
-      return { ...view, activity: activityOf(await store.listTurns(s.id)) };
+      // The active turns and the last settled one, not every turn: a page of long sessions
+      // would otherwise read all their turns.
+      const [active, last] = await Promise.all([
+        store.listActiveTurns(s.id),
+        store.lastSettledTurn(s.id),
+      ]);
+      return { ...view, activity: activityOf(active, last) };
     }),
   );
   const nextCursor =
@@ -74,13 +80,13 @@ export async function listSessions(store: Store, options: ListSessionsOptions = 
   return { sessions, nextCursor };
 }
 
-function activityOf(turns: TurnRecord[]): SessionListRow["activity"] {
-  const active = turns.find((t) => t.status === "running");
-  const settled = turns.filter((t) => t.settledAt !== null && t.outcome !== "steered");
-  const last = settled.sort((a, b) => (a.settledAt! < b.settledAt! ? -1 : 1)).at(-1);
+function activityOf(
+  active: TurnRecord[],
+  last: TurnRecord | undefined,
+): SessionListRow["activity"] {
   return {
-    activeTurnId: active?.id ?? null,
-    queued: turns.filter((t) => t.status === "queued").length,
+    activeTurnId: active.find((t) => t.status === "running")?.id ?? null,
+    queued: active.filter((t) => t.status === "queued").length,
     lastSettledTurn: last ? toTurnView(last) : null,
   };
 }

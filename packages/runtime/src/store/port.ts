@@ -149,6 +149,11 @@ export interface Store {
    * and after every turn, read without the settled ones, which grow with the session.
    */
   listActiveTurns(sessionId: string): Promise<TurnRecord[]>;
+  /**
+   * The turn that settled last (latest `settledAt`, then the later inserted), not counting
+   * turns whose outcome is `steered` (folded into another turn): what a session list shows.
+   */
+  lastSettledTurn(sessionId: string): Promise<TurnRecord | undefined>;
   getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined>;
   findTurnByIdempotencyKey(sessionId: string, key: string): Promise<TurnRecord | undefined>;
   /** In insertion order. */

@@ -51,6 +51,46 @@ describe("the session worker's reads", () => {
     ]);
   });
 
+  it("never lists every turn of the session to run, steer, interrupt, end or list sessions", async () => {
+    const listed = { all: 0, active: 0, lastSettled: 0 };
+    h = await harness({
+      agentsModule: AGENTS,
+      steps: [
+        { text: "Let me look.", toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] },
+        { text: "A1 is processing." },
+        { text: "Anything else?" },
+      ],
+      wrapStore: (real) =>
+        Object.assign(Object.create(real) as Store, {
+          listTurns(sessionId: string) {
+            listed.all++;
+            return real.listTurns(sessionId);
+          },
+          listActiveTurns(sessionId: string) {
+            listed.active++;
+            return real.listActiveTurns(sessionId);
+          },
+          lastSettledTurn(sessionId: string) {
+            listed.lastSettled++;
+            return real.lastSettledTurn(sessionId);
+          },
+        }),
+    });
+    const { sessions } = h.runtime;
+    const { session } = await sessions.create({ agentId: "support" });
+    const first = await sessions.sendTurn(session.id, { text: "Where is A1?" });
+    expect((await sessions.waitForTurn(session.id, first.turnId)).status).toBe("completed");
+    const second = await sessions.sendTurn(session.id, { text: "Thanks" }, { mode: "interrupt" });
+    expect((await sessions.waitForTurn(session.id, second.turnId)).status).toBe("completed");
+    const page = await sessions.list();
+    expect(page.sessions[0]!.activity.lastSettledTurn?.id).toBe(second.turnId);
+    await sessions.interrupt(session.id);
+    await sessions.end(session.id);
+    expect(listed.all).toBe(0);
+    expect(listed.active).toBeGreaterThan(0);
+    expect(listed.lastSettled).toBe(1);
+  });
+
   it("starts the turn all the same when sendTurn's copy of the session is stale", async () => {
     const state = await counted();
     const { sessionId } = await h.run("Where is A1?");

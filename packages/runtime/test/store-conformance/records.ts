@@ -88,6 +88,45 @@ export function recordsSection(c: SuiteContext): void {
       expect(await store.listActiveTurns("ses_missing")).toEqual([]);
     });
 
+    it("finds the turn settled last, by settledAt then insertion, not counting steered ones", async () => {
+      const s = await newSession();
+      expect(await store.lastSettledTurn(s.id)).toBeUndefined();
+      const [t1, t2, t3, t4] = [
+        await newTurn(s.id, { id: "turn_1" }),
+        await newTurn(s.id, { id: "turn_2" }),
+        await newTurn(s.id, { id: "turn_3" }),
+        await newTurn(s.id, { id: "turn_4" }),
+      ];
+      const settle = (id: string, at: string, outcome: string) => ({
+        type: "turn.update" as const,
+        id,
+        patch: { status: "completed" as const, outcome, settledAt: at },
+      });
+      // turn_2 (inserted later) settled before turn_1, as after an interrupt-mode turn.
+      await store.apply(s.id, {
+        ops: [
+          settle(t2!.id, "2024-01-01T00:00:01.000Z", "completed"),
+          settle(t1!.id, "2024-01-01T00:00:02.000Z", "completed"),
+        ],
+        events: [],
+      });
+      expect((await store.lastSettledTurn(s.id))?.id).toBe("turn_1");
+      // A steered turn is folded into another: never the last settled one.
+      await store.apply(s.id, {
+        ops: [settle(t3!.id, "2024-01-01T00:00:09.000Z", "steered")],
+        events: [],
+      });
+      expect((await store.lastSettledTurn(s.id))?.id).toBe("turn_1");
+      // The same settledAt: the later inserted wins. The record is the full one.
+      await store.apply(s.id, {
+        ops: [settle(t4!.id, "2024-01-01T00:00:02.000Z", "completed")],
+        events: [],
+      });
+      const last = await store.lastSettledTurn(s.id);
+      expect(last).toStrictEqual((await store.listTurns(s.id)).find((t) => t.id === "turn_4"));
+      expect(await store.lastSettledTurn("ses_missing")).toBeUndefined();
+    });
+
     it("lists messages in insertion order", async () => {
       const s = await newSession();
       const turn = await newTurn(s.id);
