@@ -8,6 +8,11 @@ import type { SessionRecord } from "../../src/store/records.ts";
 import { type Harness, harness, ofType } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/basics-agents.ts", import.meta.url));
+const STEPS = [
+  { text: "Let me look.", toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] },
+  { text: "A1 is processing." },
+  { text: "Anything else?" },
+];
 
 describe("the session worker's reads", () => {
   let h: Harness;
@@ -20,11 +25,7 @@ describe("the session worker's reads", () => {
     const state = { reads: 0, staleCopy: null as SessionRecord | null };
     h = await harness({
       agentsModule: AGENTS,
-      steps: [
-        { text: "Let me look.", toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] },
-        { text: "A1 is processing." },
-        { text: "Anything else?" },
-      ],
+      steps: STEPS,
       wrapStore: (real) =>
         Object.assign(Object.create(real) as Store, {
           async getSession(sessionId: string) {
@@ -55,11 +56,7 @@ describe("the session worker's reads", () => {
     const listed = { all: 0, active: 0, lastSettled: 0 };
     h = await harness({
       agentsModule: AGENTS,
-      steps: [
-        { text: "Let me look.", toolCalls: [{ name: "lookup_order", input: { orderId: "A1" } }] },
-        { text: "A1 is processing." },
-        { text: "Anything else?" },
-      ],
+      steps: STEPS,
       wrapStore: (real) =>
         Object.assign(Object.create(real) as Store, {
           listTurns(sessionId: string) {
