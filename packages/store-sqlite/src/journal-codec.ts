@@ -19,6 +19,8 @@ export type JournalStatement = [sql: string, args: unknown[]];
 export const RECORD_HEADER = 24;
 
 const FORMAT_BINARY = 1;
+const INITIAL_BYTES = 16 * 1024;
+const MAX_KEPT_BYTES = 1024 * 1024;
 const FORMAT_JSON = 0x5b; // "["
 
 const NULL = 0;
@@ -30,7 +32,7 @@ const JSON_TEXT = 5;
 
 /** One record under construction: the header's room, then the payload. */
 export class RecordBuilder {
-  buffer = Buffer.allocUnsafe(16 * 1024);
+  buffer = Buffer.allocUnsafe(INITIAL_BYTES);
   /** Bytes used, header included. */
   length = RECORD_HEADER;
   /** Statements added since the last reset. */
@@ -42,6 +44,8 @@ export class RecordBuilder {
   changedRows = false;
 
   reset(): void {
+    // One large change (a big result, many events) should not pin its buffer for good.
+    if (this.buffer.length > MAX_KEPT_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_BYTES);
     this.buffer[RECORD_HEADER] = FORMAT_BINARY;
     this.length = RECORD_HEADER + 1;
     this.statements = 0;

@@ -35,10 +35,20 @@ describe("journal record encoding", () => {
     expect(Object.is((decoded[1]![1] as number[])[4], -0)).toBe(true);
   });
 
-  it("grows past its first buffer for a large value", () => {
+  it("grows past its first buffer for a large value, and lets a huge one go afterwards", () => {
     const big = "x".repeat(100_000) + "é".repeat(50_000);
     expect(roundTrip([["INSERT INTO t VALUES (?)", [big, big]]])).toEqual([
       ["INSERT INTO t VALUES (?)", [big, big]],
+    ]);
+    const builder = new RecordBuilder();
+    builder.reset();
+    builder.add("INSERT INTO t VALUES (?)", ["y".repeat(2_000_000)]);
+    expect(builder.buffer.length).toBeGreaterThan(2_000_000);
+    builder.reset();
+    expect(builder.buffer.length).toBeLessThanOrEqual(1024 * 1024);
+    builder.add("INSERT INTO t VALUES (?)", ["small"]);
+    expect(decodeStatements(Buffer.from(builder.payload()))).toEqual([
+      ["INSERT INTO t VALUES (?)", ["small"]],
     ]);
   });
 
