@@ -67,6 +67,14 @@ export class AgentCode {
   ): Promise<CodeOutcome> {
     const tool = this.tool(ref, name);
     if (typeof tool === "string") return { ok: false, message: tool };
+    // A call whose turn was cancelled before its code started is not started: the tool would get
+    // a signal already aborted, and a listener it adds to one never fires.
+    if (request.signal?.aborted) {
+      return {
+        ok: false,
+        message: `${tool.name} did not run: the call was cancelled before it started (${messageOf(request.signal.reason)})`,
+      };
+    }
     let progressError: string | null = null;
     let output: unknown;
     try {

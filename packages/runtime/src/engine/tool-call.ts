@@ -42,6 +42,10 @@ export async function executeCall(
 
   // Where the code runs (this process or a worker) checks what it returns and reports:
   // a throw, bad progress or a non-JSON output arrive here as a message for the model.
+  const egress = await egressFor(scope);
+  // Interrupted while the call was being set up: the settlement closes it (tool.failed with
+  // settledBy); its code is not started. Agent code checks again where it runs.
+  if (scope.signal.aborted) return;
   const outcome = await site.agent.runTool(site.render, tool.name, {
     input: call.input as Record<string, unknown>,
     sessionId: scope.sessionId,
@@ -50,7 +54,7 @@ export async function executeCall(
     agentId: scope.agentId,
     signal: scope.signal,
     reportProgress: (metadata) => progress(scope, call, metadata),
-    egress: await egressFor(scope),
+    egress,
   });
   if (!outcome.ok) return fail(outcome.message);
   const data = outcome.value;

@@ -96,15 +96,54 @@ describe.each(EXECUTIONS)("agent code %s", (execution) => {
   it("aborts the running tool's signal on interrupt", async () => {
     h = await start([{ toolCalls: [{ name: "wait_abort", input: { marker: "" } }] }]);
     const marker = join(h.dir, "aborted.txt");
-    h.script("test", [{ toolCalls: [{ name: "wait_abort", input: { marker } }] }]);
+    const running = join(h.dir, "running.txt");
+    h.script("test", [{ toolCalls: [{ name: "wait_abort", input: { marker, running } }] }]);
     const { session } = await h.runtime.sessions.create({ agentId: "support" });
     const { turnId } = await h.runtime.sessions.sendTurn(session.id, { text: "wait" });
-    await until(async () => ofType(await h.events(session.id), "tool.started").length > 0);
+    await until(() => existsSync(running));
     await h.runtime.sessions.interrupt(session.id);
     const turn = await h.runtime.sessions.waitForTurn(session.id, turnId);
     expect(turn.status).toBe("cancelled");
     await until(() => existsSync(marker));
     expect(readFileSync(marker, "utf8")).toBe("aborted: turn interrupted");
+  });
+
+  it("does not start a call whose turn is interrupted before its code starts", async () => {
+    // The egress lookup is the engine's last await before it hands the call to the agent code:
+    // held there, the interrupt lands after tool.started and before the tool runs.
+    let reached = () => {};
+    const atEgress = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const running = () => join(h.dir, "running.txt");
+    h = await start([], {
+      egress: async () => {
+        reached();
+        await gate;
+        return undefined;
+      },
+    });
+    const marker = join(h.dir, "aborted.txt");
+    h.script("test", [
+      { toolCalls: [{ name: "wait_abort", input: { marker, running: running() } }] },
+    ]);
+    const { session } = await h.runtime.sessions.create({ agentId: "support" });
+    const { turnId } = await h.runtime.sessions.sendTurn(session.id, { text: "wait" });
+    await atEgress;
+    await h.runtime.sessions.interrupt(session.id);
+    const turn = await h.runtime.sessions.waitForTurn(session.id, turnId);
+    expect(turn.status).toBe("cancelled");
+    release();
+    // A started tool would write its file at once; give a worker's round trip time to show it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(existsSync(running())).toBe(false);
+    const failed = ofType(await h.events(session.id), "tool.failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.data).toMatchObject({ tool: "wait_abort", settledBy: expect.anything() });
   });
 
   it("fails the turn agent_failed when the agent throws or breaks a render rule", async () => {
