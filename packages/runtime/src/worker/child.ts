@@ -132,7 +132,17 @@ function onMessage(message: ParentMessage): void {
           egress: message.egress,
           reportProgress: (metadata) => progress(message.id, metadata),
         }),
-      );
+      ).then(() => {
+        // The next model step needs a render: made here, right after the call, it saves the
+        // control plane a round trip.
+        if (!message.renderAfter) return;
+        try {
+          const render = agent.render(message.render.request);
+          send({ type: "next_render", token, id: message.id, render });
+        } catch (error) {
+          send({ type: "next_render", token, id: message.id, error: wireError(error) });
+        }
+      });
       return;
     case "preview":
       void call(message, (signal) =>

@@ -8,7 +8,7 @@ import type { AgentInput, Decision, JsonValue } from "@opencomputer/agent";
 import type { CodeOutcome, Egress, RenderedAgent } from "../agents/execution.ts";
 
 /** Bumped on any incompatible change; a worker of another version is refused at the handshake. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 export interface RenderRef {
   renderId: string;
@@ -39,6 +39,8 @@ export type ParentMessage =
         agentId: string;
       };
       egress?: Egress;
+      /** Render `render.request` again right after the outcome and send it as `next_render`. */
+      renderAfter?: boolean;
     }
   | {
       type: "preview";
@@ -78,4 +80,6 @@ export type WorkerMessage =
   | { type: "rendered"; token: string; id: number; render: RenderedAgent }
   | { type: "render_failed"; token: string; id: number; error: WireError }
   | { type: "outcome"; token: string; id: number; outcome: CodeOutcome }
+  /** The render that follows run `id`, or how it failed (as `render_failed` would say). */
+  | { type: "next_render"; token: string; id: number; render?: RenderedAgent; error?: WireError }
   | { type: "progress"; token: string; id: number; seq: number; metadata: JsonValue };

@@ -90,6 +90,16 @@ interface Pending {
   reject(error: Error): void;
   timer: NodeJS.Timeout;
   onProgress?: (metadata: JsonValue) => Promise<void>;
+  /** Told, as the outcome arrives, of the render the worker makes next (see `invoke`). */
+  onNextRender?: (next: Promise<NextRender | undefined>) => void;
+}
+
+/** The render a worker made after a call, or its failure; undefined when it never came. */
+export type NextRender = { render: RenderedAgent } | { error: Error };
+
+interface AwaitedRender {
+  resolve(next: NextRender | undefined): void;
+  timer: NodeJS.Timeout;
 }
 
 export class WorkerProcess {
@@ -99,6 +109,7 @@ export class WorkerProcess {
   private readonly child: ChildProcess;
   private readonly token = randomBytes(32).toString("hex");
   private readonly pending = new Map<number, Pending>();
+  private readonly nextRenders = new Map<number, AwaitedRender>();
   private nextId = 1;
   private lastBeat = Date.now();
   private lastCall = Date.now();
@@ -190,11 +201,16 @@ export class WorkerProcess {
     );
   }
 
-  /** run / preview / apply: the message without its id, the progress sink, the abort signal. */
+  /**
+   * run / preview / apply: the message without its id, the progress sink, the abort signal.
+   * With `onNextRender` (a run only), the worker renders the call's render request again right
+   * after the outcome, and `onNextRender` gets that render's promise before the outcome resolves.
+   */
   async invoke(
     message: DistributiveOmit<Extract<ParentMessage, { type: "run" | "preview" | "apply" }>, "id">,
     signal: AbortSignal,
     onProgress?: (metadata: JsonValue) => Promise<void>,
+    onNextRender?: (next: Promise<NextRender | undefined>) => void,
   ): Promise<CodeOutcome> {
     const { bridge } = this.start;
     if (message.egress && bridge) await bridge.prepare(message.egress.gatewayUrl);
@@ -204,10 +220,15 @@ export class WorkerProcess {
     const result = this.call<CodeOutcome>(
       (n) => {
         id = n;
-        return { ...message, id: n } as ParentMessage;
+        return (
+          onNextRender && message.type === "run"
+            ? { ...message, id: n, renderAfter: true }
+            : { ...message, id: n }
+        ) as ParentMessage;
       },
       this.start.timings.callDeadlineMs,
       onProgress,
+      onNextRender,
     );
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
@@ -228,6 +249,7 @@ export class WorkerProcess {
     build: (id: number) => ParentMessage,
     deadlineMs: number,
     onProgress?: (metadata: JsonValue) => Promise<void>,
+    onNextRender?: Pending["onNextRender"],
   ): Promise<T> {
     if (this.lost) return Promise.reject(new WorkerLostError(`The agent's worker ${this.lost}`));
     const id = this.nextId++;
@@ -243,6 +265,7 @@ export class WorkerProcess {
         reject,
         timer,
         ...(onProgress ? { onProgress } : {}),
+        ...(onNextRender ? { onNextRender } : {}),
       });
       this.post(build(id));
     });
@@ -268,6 +291,15 @@ export class WorkerProcess {
       );
       return;
     }
+    if (message.type === "next_render") {
+      this.settleNextRender(
+        message.id,
+        message.render
+          ? { render: message.render }
+          : { error: renderFailure(message.error ?? { name: "Error", message: "no render" }) },
+      );
+      return;
+    }
     if (!("id" in message)) return;
     const call = this.pending.get(message.id);
     if (!call) return;
@@ -275,8 +307,10 @@ export class WorkerProcess {
     if (this.pending.size === 0) this.holdOpen(false);
     clearTimeout(call.timer);
     if (message.type === "rendered") call.resolve(message.render);
-    else if (message.type === "outcome") call.resolve(message.outcome);
-    else if (message.type === "render_failed") call.reject(renderFailure(message.error));
+    else if (message.type === "outcome") {
+      if (call.onNextRender) call.onNextRender(this.awaitNextRender(message.id));
+      call.resolve(message.outcome);
+    } else if (message.type === "render_failed") call.reject(renderFailure(message.error));
   }
 
   /**
@@ -310,10 +344,32 @@ export class WorkerProcess {
     this.watchdog.unref();
   }
 
+  /** The render the worker sends after call `id`; undefined if it does not come in time. */
+  private awaitNextRender(id: number): Promise<NextRender | undefined> {
+    return new Promise((resolve) => {
+      // Unref'd: a turn that ends without another step never asks for it.
+      const timer = setTimeout(
+        () => this.settleNextRender(id, undefined),
+        this.start.timings.renderDeadlineMs,
+      );
+      timer.unref();
+      this.nextRenders.set(id, { resolve, timer });
+    });
+  }
+
+  private settleNextRender(id: number, outcome: NextRender | undefined): void {
+    const next = this.nextRenders.get(id);
+    if (!next) return;
+    this.nextRenders.delete(id);
+    clearTimeout(next.timer);
+    next.resolve(outcome);
+  }
+
   private onExit(reason: string): void {
     if (this.lost) return;
     this.lost = reason;
     clearInterval(this.watchdog);
+    for (const id of [...this.nextRenders.keys()]) this.settleNextRender(id, undefined);
     const error = new WorkerLostError(`The agent's worker ${reason}`);
     for (const call of this.pending.values()) {
       clearTimeout(call.timer);
