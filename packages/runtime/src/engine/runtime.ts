@@ -3,7 +3,7 @@ import { newId } from "../ids.ts";
 import { MODEL_PROVIDED_TOOL_IDS } from "../models/provider-tools.ts";
 import type { ModelResolver } from "../models/resolver.ts";
 import { StoreError } from "../store/errors.ts";
-import type { Store } from "../store/port.ts";
+import type { NewEvent, Store } from "../store/port.ts";
 import type {
   EventRecord,
   ResultRecord,
@@ -256,7 +256,17 @@ export function createRuntime(options: RuntimeOptions) {
     return next;
   }
 
-  const sendDeps = { ctx, workers, kick, mustGetSession };
+  function startNew(
+    sessionId: string,
+    session: SessionRecord,
+    turn: TurnRecord,
+    received: NewEvent[],
+  ): Promise<boolean> {
+    if (closed) return Promise.resolve(false);
+    return worker(sessionId).startNew(session, turn, received);
+  }
+
+  const sendDeps = { ctx, workers, kick, startNew, mustGetSession };
   const projects = new ProjectMemo(mustGetSession);
 
   const sessions = {

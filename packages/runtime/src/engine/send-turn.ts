@@ -16,6 +16,16 @@ export interface SendTurnDeps {
   workers: Map<string, SessionWorker>;
   /** `session`: the session as just read, when this input's write left it as it was. */
   kick(sessionId: string, session?: SessionRecord): void;
+  /**
+   * Inserts `turn` already started and runs it (SessionWorker.startNew); false when it could
+   * not, with nothing written.
+   */
+  startNew(
+    sessionId: string,
+    session: SessionRecord,
+    turn: TurnRecord,
+    received: NewEvent[],
+  ): Promise<boolean>;
   mustGetSession(sessionId: string): Promise<SessionRecord>;
 }
 
@@ -30,7 +40,7 @@ export async function sendTurnNow(
   rawInput: unknown,
   opts: SendTurnOptions,
 ): Promise<SendTurnResult> {
-  const { ctx, workers, kick, mustGetSession } = deps;
+  const { ctx, workers, kick, startNew, mustGetSession } = deps;
   const { store } = ctx;
   const input: AgentInput = validateInput(rawInput);
   const mode = validateMode(opts.mode);
@@ -69,11 +79,16 @@ export async function sendTurnNow(
     });
     return { turnId: plan.heldId, status: "held", duplicate: false };
   }
-  // Only steer and interrupt depend on what is running; a plain queue needs no read.
-  const running =
-    mode === "queue"
-      ? []
-      : (await store.listActiveTurns(sessionId)).filter((t) => t.status === "running");
+  // A turn that can start at once (nothing ahead of it, no runtime busy with the session) is
+  // inserted started, in one write with the lease claim; otherwise only steer and interrupt
+  // depend on what is running, and a plain queue needs no read.
+  const mayStart =
+    plan.kind !== "answer" &&
+    (session.status === "new" || session.status === "idle") &&
+    workers.get(sessionId)?.idle !== false &&
+    !heldElsewhere(session, ctx.runtimeId);
+  const active = mayStart || mode !== "queue" ? await store.listActiveTurns(sessionId) : [];
+  const running = active.filter((t) => t.status === "running");
   const now = new Date().toISOString();
   const turn: TurnRecord = {
     id: newId("turn"),
@@ -113,6 +128,9 @@ export async function sendTurnNow(
     });
   }
   try {
+    if (mayStart && active.length === 0 && (await startNew(sessionId, session, turn, events))) {
+      return { turnId: turn.id, status: "running", duplicate: false };
+    }
     await write(ctx, sessionId, {
       expectSession: { status: ["new", "idle", "running", "waiting_runtime", "failed"] },
       ops: [{ type: "turn.insert", turn }, ...(plan.kind === "answer" ? plan.ops : [])],
@@ -147,6 +165,12 @@ export async function sendTurnNow(
     kick(sessionId, plan.kind === "answer" ? undefined : session);
   }
   return { turnId: turn.id, status: "queued", duplicate: false };
+}
+
+/** Another runtime's lease on the session is still live: that runtime takes the turn. */
+function heldElsewhere(session: SessionRecord, runtimeId: string): boolean {
+  const lease = session.lease;
+  return lease != null && lease.runtimeId !== runtimeId && lease.expiresAt > Date.now();
 }
 
 function duplicateOf(turn: TurnRecord): SendTurnResult {

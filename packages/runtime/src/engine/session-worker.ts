@@ -74,7 +74,38 @@ export class SessionWorker {
       return this.running;
     }
     this.hint = session ?? null;
-    this.running = this.loop()
+    return this.launch(() => this.loop());
+  }
+
+  /**
+   * sendTurn's fast path: inserts a new turn already started, in the write that claims the
+   * session's lease, then runs it and looks for more work like `kick`. One write instead of two
+   * (queue, then start), and no look at the turns in between. Resolves true once the turn is
+   * started here; false when this worker is busy or the claim was refused (another runtime holds
+   * the session, or the session changed since `session` was read), and nothing was written: the
+   * caller queues the turn as usual. Rejects with the write's error otherwise (a duplicate
+   * idempotency key).
+   */
+  startNew(session: SessionRecord, turn: TurnRecord, received: NewEvent[]): Promise<boolean> {
+    if (this.running || this.stopped) return Promise.resolve(false);
+    const outcome = deferred<boolean>();
+    void this.launch(async () => {
+      let started: Awaited<ReturnType<SessionWorker["start"]>>;
+      try {
+        started = await this.start(session, turn, received);
+      } catch (error) {
+        outcome.reject(error);
+        return;
+      }
+      outcome.resolve(started !== null);
+      if (started) await this.run(session, started.turn, started.fence);
+      await this.loop();
+    });
+    return outcome.promise;
+  }
+
+  private launch(body: () => Promise<void>): Promise<void> {
+    this.running = body()
       .catch((error) =>
         this.ctx.log.error("session worker failed", {
           sessionId: this.sessionId,
@@ -169,15 +200,22 @@ export class SessionWorker {
    * left `running` is re-queued (`runtime.disconnected`) and resumed in the same write.
    * Returns null when another runtime holds the session or the turn is no longer ours to start.
    */
-  private async start(session: SessionRecord, turn: TurnRecord) {
+  private async start(session: SessionRecord, turn: TurnRecord, received?: NewEvent[]) {
     // The cached conversation is only trusted while this worker's lease has been live throughout.
     if (!this.lease || this.lease.expiresAt <= Date.now()) this.conversation = null;
-    this.conversation ??= await this.loadConversation();
+    // A session that never started a turn has no conversation to read (its status says so, and
+    // the claim's status guard holds it to that).
+    this.conversation ??=
+      session.status === "new" ? Conversation.from([], []) : await this.loadConversation();
     const conversation = this.conversation;
     const now = new Date().toISOString();
     const ops: WriteOp[] = [];
     const events: NewEvent[] = [];
-    if (turn.status === "running") {
+    if (received) {
+      // A new turn: inserted as started, after the events that say it was received and queued.
+      ops.push({ type: "turn.insert", turn: { ...turn, status: "running", startedAt: now } });
+      events.push(...received);
+    } else if (turn.status === "running") {
       events.push(
         {
           type: "runtime.disconnected",
@@ -186,11 +224,13 @@ export class SessionWorker {
         { type: "turn.queued", turnId: turn.id, data: { mode: turn.mode, requeued: true } },
       );
     }
-    ops.push({
-      type: "turn.update",
-      id: turn.id,
-      patch: { status: "running", startedAt: turn.startedAt ?? now },
-    });
+    if (!received) {
+      ops.push({
+        type: "turn.update",
+        id: turn.id,
+        patch: { status: "running", startedAt: turn.startedAt ?? now },
+      });
+    }
     events.push({
       type: "turn.started",
       turnId: turn.id,
@@ -221,7 +261,7 @@ export class SessionWorker {
         this.ctx.runtimeId,
         this.ctx.leaseMs,
         {
-          expectTurn: { id: turn.id, status: [turn.status] },
+          ...(received ? {} : { expectTurn: { id: turn.id, status: [turn.status] } }),
           expectSession: { status: [session.status] },
           ops,
           events,

@@ -152,7 +152,7 @@ describe.each(EXECUTIONS)("cancellation (%s)", (execution) => {
       });
     });
 
-    it("steer on an idle session queues like a normal turn", async () => {
+    it("steer on an idle session starts like a normal turn", async () => {
       h = await start([{ text: "hi" }]);
       const { session } = await h.runtime.sessions.create({ agentId: "agent" });
       const steer = await h.runtime.sessions.sendTurn(
@@ -160,10 +160,12 @@ describe.each(EXECUTIONS)("cancellation (%s)", (execution) => {
         { text: "hello" },
         { mode: "steer" },
       );
-      expect(steer.status).toBe("queued");
+      // Nothing runs, so the turn starts in the write that takes it (no turn.steered).
+      expect(steer.status).toBe("running");
       expect((await h.runtime.sessions.waitForTurn(session.id, steer.turnId)).status).toBe(
         "completed",
       );
+      expect(ofType(await h.events(session.id), "turn.steered")).toEqual([]);
     });
   });
 
