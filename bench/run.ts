@@ -16,6 +16,7 @@ import { benchConcurrent, type ConcurrentResult } from "./concurrent-sessions.ts
 import { benchEngine, type EngineResult } from "./engine-run.ts";
 import { benchEngineWorker } from "./engine-worker.ts";
 import { benchLongSession, type LongSessionResult, longSessionTable } from "./long-session.ts";
+import { mockModels } from "./mock-model.ts";
 import { benchAiSdk, benchBare } from "./peers.ts";
 import { concurrentTable, latencyTable, phaseTable, type Ratio, ratioTable } from "./report.ts";
 import { loadScenario } from "./scenario.ts";
@@ -35,6 +36,7 @@ const BENCHMARKS = [
   "engine-full",
   "engine-per-commit",
   "engine-worker",
+  "engine-mock",
   "concurrent",
   "long-session",
   "build",
@@ -51,6 +53,7 @@ const DESCRIPTIONS: Record<BenchName, string> = {
   "engine-full": "the same with durability full (fsync on every journal record and commit)",
   "engine-per-commit": "engine with groupCommitMs 0: every change its own SQLite commit",
   "engine-worker": "engine with the agent's code in a worker process (IPC per render and call)",
+  "engine-mock": "engine with the ai-sdk peer's model (MockLanguageModelV3) instead of the script",
   concurrent: "sessions started together in one process, then all awaited",
   "long-session":
     "one session, turn after turn (--turns, default 400): p50 of the first and last turns",
@@ -155,6 +158,16 @@ function ratios(latency: Partial<Record<BenchName, LatencySummary>>): Ratio[] {
       stretch: 0.5,
     });
   }
+  const mock = latency["engine-mock"];
+  if (mock && aiSdk) {
+    // The same model on both sides: what the engine costs around it, against what the AI SDK does.
+    out.push({
+      name: "engine-mock p50 / ai-sdk p50",
+      value: mock.p50Us / aiSdk.p50Us,
+      target: 1,
+      stretch: 0.5,
+    });
+  }
   if (full && aiSdk)
     out.push({ name: "engine-full p50 / ai-sdk p50", value: full.p50Us / aiSdk.p50Us });
   if (engine && bare) out.push({ name: "engine p50 / bare p50", value: engine.p50Us / bare.p50Us });
@@ -209,7 +222,11 @@ async function main() {
     else if (name === "engine-per-commit") {
       latency["engine-per-commit"] = await benchEngine("normal", sizes, {}, { groupCommitMs: 0 });
     } else if (name === "engine-worker") latency["engine-worker"] = await benchEngineWorker(sizes);
-    else if (name === "build") buildReport = benchBuild();
+    else if (name === "engine-mock") {
+      latency["engine-mock"] = await benchEngine("normal", sizes, {
+        models: mockModels(scenario),
+      });
+    } else if (name === "build") buildReport = benchBuild();
     else if (name === "cluster") cluster = await benchCluster();
     else if (name === "sse") sse = await benchSse();
     else if (name === "long-session") longSession = await benchLongSession(opts.turns);
