@@ -3,7 +3,7 @@
 
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { clearMarks, marks, setMark } from "./fixtures/marks.ts";
+import { marks, releaseGates, setMark } from "./fixtures/marks.ts";
 import { EXECUTIONS, type Harness, harness, ofType, TEST_WORKERS, until } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/leases-agents.ts", import.meta.url));
@@ -11,10 +11,7 @@ const AGENTS = fileURLToPath(new URL("./fixtures/leases-agents.ts", import.meta.
 let h: Harness;
 let sessionId = "";
 afterEach(async () => {
-  // Open every gate so no run is left polling, then forget the marks.
-  if (sessionId) for (let i = 0; i < 4; i++) setMark(sessionId, `gate-${i}`);
-  await h?.close();
-  if (sessionId) clearMarks(sessionId);
+  await releaseGates(sessionId, async () => h?.close());
   sessionId = "";
 });
 

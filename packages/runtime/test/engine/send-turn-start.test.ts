@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/port.ts";
-import { clearMarks, setMark } from "./fixtures/marks.ts";
+import { releaseGates, setMark } from "./fixtures/marks.ts";
 import { type Harness, harness, ofType, types, until } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/leases-agents.ts", import.meta.url));
@@ -29,9 +29,7 @@ function countingWrites(counts: Record<string, number>) {
 let h: Harness;
 let sessionId = "";
 afterEach(async () => {
-  if (sessionId) for (let i = 0; i < 4; i++) setMark(sessionId, `gate-${i}`);
-  await h?.close();
-  if (sessionId) clearMarks(sessionId);
+  await releaseGates(sessionId, async () => h?.close());
   sessionId = "";
 });
 
