@@ -85,10 +85,14 @@ export function createScriptModel(name: string, context: ModelContext): Language
       for (const part of contentOf(step)) {
         if (part.type === "text" || part.type === "reasoning") {
           const kind = part.type;
-          parts.push({ type: `${kind}-start`, id: kind });
-          for (const word of part.text.split(/(?<= )/))
-            parts.push({ type: `${kind}-delta`, id: kind, delta: word });
-          parts.push({ type: `${kind}-end`, id: kind });
+          // One delta per text: every part is enqueued at once (a step's delay comes before
+          // the stream), so splitting it into words would only give the engine more to read
+          // and coalesce into the same events.
+          parts.push(
+            { type: `${kind}-start`, id: kind },
+            { type: `${kind}-delta`, id: kind, delta: part.text },
+            { type: `${kind}-end`, id: kind },
+          );
         } else if (part.type === "tool-call") {
           parts.push(part);
         }
