@@ -1,5 +1,5 @@
+import { readEventStream } from "@opencomputer/event-stream";
 import { type Api, ApiError, type ApiOptions, createApi } from "./api.ts";
-import { readEventStream } from "./event-stream.ts";
 import { type AgentState, emptyState, foldEvents, isBusy } from "./fold.ts";
 import type { Session, SessionEvent } from "./types.ts";
 
@@ -187,12 +187,14 @@ export class AgentClient {
         return "unsupported";
       }
       if (this.snapshot.error) this.set({ error: null });
-      await readEventStream(response.body!, (events) => {
-        if (generation !== this.generation) return false;
-        const before = this.snapshot.cursor;
-        this.ingest(events);
-        if (this.snapshot.cursor !== before || !this.snapshot.session) this.refreshSession(id);
-        return !this.snapshot.gap;
+      await readEventStream<SessionEvent>(response.body!, {
+        events: (events) => {
+          if (generation !== this.generation) return false;
+          const before = this.snapshot.cursor;
+          this.ingest(events);
+          if (this.snapshot.cursor !== before || !this.snapshot.session) this.refreshSession(id);
+          return !this.snapshot.gap;
+        },
       });
       if (!this.snapshot.session) this.refreshSession(id);
       return "ended";

@@ -1,6 +1,6 @@
 import { OpenComputerError } from "@opencomputer/agent";
+import { readEventStream } from "@opencomputer/event-stream";
 import type { EventRecord } from "@opencomputer/runtime";
-import { readEventStream } from "./sse-events.ts";
 
 /** How the feed reaches the server's events route for one session. */
 export interface FeedTransport {
@@ -166,7 +166,7 @@ export class EventFeed {
       }
       this.#setState("streaming");
       watch();
-      await readEventStream(response.body, {
+      await readEventStream<EventRecord>(response.body, {
         events: (events) => {
           watch();
           onAlive();
