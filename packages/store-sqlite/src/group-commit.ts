@@ -20,6 +20,9 @@
 //   blocks is cheaper than growing and truncating the file).
 // - Stores on the same file in one process commit each other's group before they read or write,
 //   so they see each other's changes as separate connections always did.
+// - Write-behind (deferred-rows.ts): most row changes are only journaled while the change runs;
+//   SQLite runs them before the group's next statement of any other kind and before it commits.
+//   What the writer remembers is forgotten whenever a group ends.
 // A writer in another process waits for the group to end; so does a reader there that finds
 // records in the journal its committed state does not hold (see beforeRead).
 
@@ -28,6 +31,7 @@ import { StoreError } from "@opencomputer/runtime";
 import type Database from "better-sqlite3";
 import type { Journal, JournalRecord } from "./journal.ts";
 import { RecordBuilder } from "./journal-codec.ts";
+import type { PendingRows } from "./pending-rows.ts";
 import type { StatementCache } from "./statements.ts";
 
 /** A group commits early once it holds this many statements, to bound its memory and journal. */
@@ -51,12 +55,17 @@ export class GroupCommit {
   private readonly record = new RecordBuilder();
   /** The last commit that failed; the journal still holds its changes for the next group. */
   lastCommitError: unknown = null;
+  /** The last time running the pending rows failed (the journal was replayed instead). */
+  lastFlushError: unknown = null;
+  private flushing = false;
 
   constructor(
     private readonly db: Database.Database,
     private readonly statements: StatementCache,
     private readonly journal: Journal,
     private readonly intervalMs: number,
+    /** Row changes written behind, and what the writer remembers for the open group. */
+    private readonly behind: { pending: PendingRows; reset(): void },
   ) {
     this.key = resolve(db.name);
     let peers = openGroups.get(this.key);
@@ -67,7 +76,7 @@ export class GroupCommit {
     peers.add(this);
     const row = statements.get(SELECT_FILE_ID).get() as { file_id: string };
     journal.setOwner(row.file_id);
-    statements.beforeUse = () => this.beforeRead();
+    statements.beforeUse = (sessionId) => this.beforeRead(sessionId);
     // Replays what a previous process left, so reads see it from the start.
     this.open();
     this.commit();
@@ -116,6 +125,8 @@ export class GroupCommit {
    */
   private undo(): void {
     this.cancelIdle();
+    this.behind.pending.discard();
+    this.behind.reset();
     if (this.db.inTransaction) this.db.exec("ROLLBACK");
     this.statementsInGroup = 0;
     this.open();
@@ -127,7 +138,8 @@ export class GroupCommit {
    * it has not committed: open a group, which waits for a live writer's commit or replays a
    * dead one's records. So a read sees every change acknowledged before it, in any process.
    */
-  beforeRead(): void {
+  beforeRead(sessionId?: string): void {
+    if (this.behind.pending.size > 0 && !this.flushing) this.flush(sessionId);
     const peers = openGroups.get(this.key);
     if (peers !== undefined && peers.size > 1) this.commitPeers(peers);
     if (this.checking || !this.db.open || this.db.inTransaction) return;
@@ -147,14 +159,41 @@ export class GroupCommit {
     this.cancelIdle();
     if (!this.db.open || !this.db.inTransaction) return;
     try {
+      this.flushing = true;
+      try {
+        this.behind.pending.flush();
+      } finally {
+        this.flushing = false;
+      }
       this.statements.get(UPDATE_APPLIED).run(this.nextSeq - 1);
       this.db.exec("COMMIT");
       this.lastCommitError = null;
     } catch (error) {
       this.lastCommitError = error;
+      this.behind.pending.discard();
       if (this.db.inTransaction) this.db.exec("ROLLBACK");
     }
+    this.behind.reset();
     this.statementsInGroup = 0;
+  }
+
+  /**
+   * Runs the rows written behind. Should SQLite refuse them (they were checked before they were
+   * journaled, so only a failing disk should), the group is rolled back and the journal, which
+   * holds every change acknowledged in it, replayed in their place; the statement that needed
+   * them fails (a change that did is then undone too, and never acknowledged).
+   */
+  private flush(sessionId?: string): void {
+    this.flushing = true;
+    try {
+      this.behind.pending.flush(sessionId);
+    } catch (error) {
+      this.lastFlushError = error;
+      this.undo();
+      throw error;
+    } finally {
+      this.flushing = false;
+    }
   }
 
   /** Commits, empties the journal when nothing in it is left to apply, and leaves the file. */
@@ -207,6 +246,7 @@ export class GroupCommit {
     const peers = openGroups.get(this.key);
     if (peers !== undefined && peers.size > 1) this.commitPeers(peers);
     if (this.db.inTransaction) return;
+    this.behind.reset();
     this.db.exec("BEGIN IMMEDIATE");
     try {
       let applied = this.readApplied();

@@ -22,21 +22,16 @@ import {
 } from "@opencomputer/runtime";
 import Database from "better-sqlite3";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approval-rows.ts";
+import { DeferredRowWriter } from "./deferred-rows.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { Journal } from "./journal.ts";
-import {
-  type LeaseRow,
-  nextLease,
-  RELEASE_LEASE,
-  RENEW_LEASE,
-  SELECT_LEASE,
-  WRITE_LEASE,
-} from "./lease.ts";
+import { nextLease, RELEASE_LEASE, RENEW_LEASE } from "./lease.ts";
+import { PendingRows } from "./pending-rows.ts";
+import type { RowWriter } from "./row-writer.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
   eventFromRow,
-  INSERT_SESSION,
   MESSAGE_COLUMNS,
   type MessageRow,
   messageFromRow,
@@ -55,6 +50,7 @@ import {
   turnFromRow,
 } from "./rows.ts";
 import { migrate } from "./schema.ts";
+import { SqlRowWriter } from "./sql-rows.ts";
 import { toStoreError } from "./sqlite-errors.ts";
 import { StatementCache } from "./statements.ts";
 import { BatchWriter } from "./write-batch.ts";
@@ -85,6 +81,11 @@ export class SqliteStore implements Store {
   readonly database: Database.Database;
   private readonly statements: StatementCache;
   private readonly writer: BatchWriter;
+  private readonly rows: RowWriter;
+  /** Set under group commit: the row writer that writes behind. */
+  private readonly deferred: DeferredRowWriter | null;
+  /** Set under group commit: rows written behind, which answer reads of sessions they hold. */
+  private readonly pending: PendingRows | null;
   private readonly applyTx: Fn<[string, WriteBatch], EventRecord[]>;
   private readonly createTx: Fn<
     [SessionRecord, readonly NewEvent[]],
@@ -112,16 +113,25 @@ export class SqliteStore implements Store {
       throw error;
     }
     this.statements = new StatementCache(db);
-    this.writer = new BatchWriter(this.statements);
-    const writer = this.writer;
     const groupCommitMs = options.groupCommitMs ?? 5;
     const onFile = options.path !== ":memory:" && options.path !== "";
     let journal: Journal | null = null;
     try {
       if (onFile && groupCommitMs > 0) {
         journal = new Journal(`${options.path}-oclog`, options.durability === "full");
-        this.group = new GroupCommit(db, this.statements, journal, groupCommitMs);
+        const pending = new PendingRows(db);
+        this.pending = pending;
+        const deferred = new DeferredRowWriter(db, this.statements, pending);
+        this.deferred = deferred;
+        this.rows = deferred;
+        this.group = new GroupCommit(db, this.statements, journal, groupCommitMs, {
+          pending,
+          reset: () => deferred.reset(),
+        });
       } else {
+        this.deferred = null;
+        this.pending = null;
+        this.rows = new SqlRowWriter(this.statements);
         this.group = null;
       }
     } catch (error) {
@@ -129,6 +139,8 @@ export class SqliteStore implements Store {
       db.close();
       throw error;
     }
+    this.writer = new BatchWriter(this.statements, this.rows);
+    const writer = this.writer;
     // Without group commit each change is its own BEGIN IMMEDIATE transaction.
     const tx = <A extends unknown[], R>(body: (...args: A) => R): Fn<A, R> =>
       this.group !== null ? this.group.wrap(body) : db.transaction(body).immediate;
@@ -148,14 +160,16 @@ export class SqliteStore implements Store {
     );
     this.renewTx = tx((sessionId: string, lease: Lease, expiresAt: number): Lease | null => {
       const { changes } = this.statements
-        .get(RENEW_LEASE)
+        .get(RENEW_LEASE, sessionId)
         .run(expiresAt, sessionId, lease.runtimeId, lease.epoch);
+      this.deferred?.forget(sessionId);
       return changes === 0 ? null : { runtimeId: lease.runtimeId, epoch: lease.epoch, expiresAt };
     });
     this.releaseTx = tx((sessionId: string, lease: Lease) => {
       this.statements
-        .get(RELEASE_LEASE)
+        .get(RELEASE_LEASE, sessionId)
         .run(sessionId, lease.runtimeId, lease.epoch, lease.expiresAt);
+      this.deferred?.forget(sessionId);
     });
   }
 
@@ -252,16 +266,19 @@ export class SqliteStore implements Store {
 
   async listTurns(sessionId: string): Promise<TurnRecord[]> {
     const rows = this.statements
-      .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? ORDER BY rid`)
+      .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? ORDER BY rid`, sessionId)
       .all(sessionId) as TurnRow[];
     return rows.map(turnFromRow);
   }
 
   async listActiveTurns(sessionId: string): Promise<TurnRecord[]> {
+    const pending = this.pending?.activeTurnRows(sessionId);
+    if (pending !== undefined) return pending.map(turnFromRow);
     // The same condition as the partial index turns_active, so SQLite reads only that index.
     const rows = this.statements
       .get(
         `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND status IN ('queued', 'running') ORDER BY rid`,
+        sessionId,
       )
       .all(sessionId) as TurnRow[];
     return rows.map(turnFromRow);
@@ -273,28 +290,34 @@ export class SqliteStore implements Store {
       .get(
         `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND settled_at IS NOT NULL
            AND outcome IS NOT 'steered' ORDER BY settled_at DESC, rid DESC LIMIT 1`,
+        sessionId,
       )
       .get(sessionId) as TurnRow | undefined;
     return row && turnFromRow(row);
   }
 
   async getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined> {
+    const pending = this.pending?.turnRow(sessionId, turnId);
+    if (pending !== undefined) return pending === null ? undefined : turnFromRow(pending);
     const row = this.statements
-      .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND id = ?`)
+      .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND id = ?`, sessionId)
       .get(sessionId, turnId) as TurnRow | undefined;
     return row === undefined ? undefined : turnFromRow(row);
   }
 
   async findTurnByIdempotencyKey(sessionId: string, key: string): Promise<TurnRecord | undefined> {
     const row = this.statements
-      .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND idempotency_key = ?`)
+      .get(
+        `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? AND idempotency_key = ?`,
+        sessionId,
+      )
       .get(sessionId, key) as TurnRow | undefined;
     return row === undefined ? undefined : turnFromRow(row);
   }
 
   async listMessages(sessionId: string): Promise<MessageRecord[]> {
     const rows = this.statements
-      .get(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY rid`)
+      .get(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY rid`, sessionId)
       .all(sessionId) as MessageRow[];
     return rows.map(messageFromRow);
   }
@@ -303,12 +326,16 @@ export class SqliteStore implements Store {
     const rows = (
       turnId === undefined
         ? this.statements
-            .get(`SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = ? ORDER BY rid`)
+            .get(
+              `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = ? ORDER BY rid`,
+              sessionId,
+            )
             .all(sessionId)
         : this.statements
             .get(
               `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = ? AND turn_id = ?
                ORDER BY rid`,
+              sessionId,
             )
             .all(sessionId, turnId)
     ) as ToolCallRow[];
@@ -317,7 +344,10 @@ export class SqliteStore implements Store {
 
   async getToolCall(sessionId: string, callId: string): Promise<ToolCallRecord | undefined> {
     const row = this.statements
-      .get(`SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = ? AND call_id = ?`)
+      .get(
+        `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE session_id = ? AND call_id = ?`,
+        sessionId,
+      )
       .get(sessionId, callId) as ToolCallRow | undefined;
     return row === undefined ? undefined : toolCallFromRow(row);
   }
@@ -336,20 +366,26 @@ export class SqliteStore implements Store {
     }
     sql += " ORDER BY rid LIMIT ?";
     params.push(Math.max(0, filter.limit));
-    const rows = this.statements.get(sql).all(params) as ResultRow[];
+    const rows = this.statements.get(sql, sessionId).all(params) as ResultRow[];
     return rows.map(resultFromRow);
   }
 
   async getResult(sessionId: string, resultId: string): Promise<ResultRecord | undefined> {
     const row = this.statements
-      .get(`SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = ? AND result_id = ?`)
+      .get(
+        `SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = ? AND result_id = ?`,
+        sessionId,
+      )
       .get(sessionId, resultId) as ResultRow | undefined;
     return row === undefined ? undefined : resultFromRow(row);
   }
 
   async getResultByCall(sessionId: string, toolCallId: string): Promise<ResultRecord | undefined> {
     const row = this.statements
-      .get(`SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = ? AND tool_call_id = ?`)
+      .get(
+        `SELECT ${RESULT_COLUMNS} FROM results WHERE session_id = ? AND tool_call_id = ?`,
+        sessionId,
+      )
       .get(sessionId, toolCallId) as ResultRow | undefined;
     return row === undefined ? undefined : resultFromRow(row);
   }
@@ -363,7 +399,7 @@ export class SqliteStore implements Store {
 
   async listApprovals(sessionId: string): Promise<ApprovalRecord[]> {
     const rows = this.statements
-      .get(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE session_id = ? ORDER BY rid`)
+      .get(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE session_id = ? ORDER BY rid`, sessionId)
       .all(sessionId) as ApprovalRow[];
     return rows.map(approvalFromRow);
   }
@@ -387,6 +423,7 @@ export class SqliteStore implements Store {
       .get(
         `SELECT ${EVENT_COLUMNS} FROM events WHERE session_id = ? AND seq > ?
          ORDER BY seq LIMIT ?`,
+        sessionId,
       )
       .all(sessionId, after, Math.max(0, limit)) as EventRow[];
     return rows.map(eventFromRow);
@@ -417,9 +454,11 @@ export class SqliteStore implements Store {
   }
 
   private readSession(sessionId: string): SessionRecord | undefined {
-    const row = this.statements.get("SELECT * FROM sessions WHERE id = ?").get(sessionId) as
-      | SessionRow
-      | undefined;
+    const pending = this.pending?.sessionRow(sessionId);
+    if (pending !== undefined) return sessionFromRow(pending);
+    const row = this.statements
+      .get("SELECT * FROM sessions WHERE id = ?", sessionId)
+      .get(sessionId) as SessionRow | undefined;
     return row === undefined ? undefined : sessionFromRow(row);
   }
 
@@ -433,7 +472,7 @@ export class SqliteStore implements Store {
         .get(session.projectId, session.idempotencyKey) as SessionRow | undefined;
       if (row !== undefined) return { session: sessionFromRow(row), created: false };
     }
-    this.statements.get(INSERT_SESSION).run(sessionParams(session, events.length));
+    this.rows.insertSession(sessionParams(session, events.length));
     this.writer.appendEvents(session.id, 0, new Date().toISOString(), events);
     return { session: sessionAsInserted(session, events.length), created: true };
   }
@@ -444,15 +483,13 @@ export class SqliteStore implements Store {
     ttlMs: number,
     now: number,
   ): Lease | null {
-    const current = this.statements.get(SELECT_LEASE).get(sessionId) as LeaseRow | undefined;
+    const current = this.rows.readLease(sessionId);
     if (current === undefined) {
       throw new StoreError("session_not_found", `No session ${sessionId}.`);
     }
     const lease = nextLease(current, runtimeId, ttlMs, now);
     if (lease !== null) {
-      this.statements
-        .get(WRITE_LEASE)
-        .run(lease.runtimeId, lease.epoch, lease.expiresAt, sessionId);
+      this.rows.writeLease(sessionId, lease);
     }
     return lease;
   }

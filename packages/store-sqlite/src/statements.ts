@@ -11,14 +11,16 @@ export class StatementCache {
   recording: RecordBuilder | null = null;
   /**
    * Runs before any statement is handed out: group commit commits other stores' groups on the
-   * same file and replays changes another process acknowledged but did not commit.
+   * same file, replays changes another process acknowledged but did not commit, and runs the
+   * rows it wrote behind (those of `sessionId` only, when the statement is about one session).
    */
-  beforeUse: (() => void) | null = null;
+  beforeUse: ((sessionId?: string) => void) | null = null;
 
   constructor(private readonly db: Database.Database) {}
 
-  get(sql: string): Database.Statement {
-    this.beforeUse?.();
+  /** The statement for `sql`; `sessionId` when it reads or writes only that session's rows. */
+  get(sql: string, sessionId?: string): Database.Statement {
+    this.beforeUse?.(sessionId);
     let stmt = this.cache.get(sql);
     if (stmt === undefined) {
       stmt = this.db.prepare(sql);

@@ -238,15 +238,12 @@ describe("SqliteStore on a file", () => {
     expect(await everything(store, "ses_1")).toStrictEqual(before);
   });
 
-  it("writes nothing of a batch whose process is killed half-way through it", async () => {
-    const store = openStore();
-    await createSession(store, "ses_1");
-    const before = await everything(store, "ses_1");
-    await store.close();
-
+  /** Starts the killed writer on ses_1 and SIGKILLs it once SQLite's WAL holds > 4 MiB. */
+  async function killWhileWriting(mode: "per-commit" | "group"): Promise<string> {
     const wal = `${path}-wal`;
     const walSize = () => (existsSync(wal) ? statSync(wal).size : 0);
-    const child = runFixture("killed-writer.ts", [path, "ses_1", "400000"]);
+    const count = mode === "group" ? "100000" : "400000";
+    const child = runFixture("killed-writer.ts", [path, "ses_1", count, mode]);
     const exit = exited(child);
     let output = "";
     child.stdout!.on("data", (d: Buffer) => {
@@ -254,23 +251,53 @@ describe("SqliteStore on a file", () => {
     });
     await new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
-        // The transaction spills pages into the WAL long before it commits: kill it then.
+        // The rows spill pages into the WAL long before they commit: kill it then.
         if (output.includes("begin") && walSize() > 4 * 1024 * 1024) {
           clearInterval(timer);
           child.kill("SIGKILL");
           resolve();
-        } else if (output.includes("done") || child.exitCode !== null) {
+        } else if (output.includes("flushed") || child.exitCode !== null) {
           clearInterval(timer);
           reject(new Error(`the writer finished before it could be killed: ${output}`));
         }
       }, 1);
     });
     expect((await exit).signal).toBe("SIGKILL");
-    expect(output).not.toContain("done");
+    return output;
+  }
+
+  it("writes nothing of a batch whose process is killed inside its transaction", async () => {
+    const store = openStore({ groupCommitMs: 0 });
+    await createSession(store, "ses_1");
+    const before = await everything(store, "ses_1");
+    await store.close();
+
+    expect(await killWhileWriting("per-commit")).not.toContain("done");
 
     const reopened = openStore();
     expect(await everything(reopened, "ses_1")).toStrictEqual(before);
     const [next] = await reopened.apply("ses_1", { ops: [], events: [{ type: "x", data: null }] });
     expect(next!.seq).toBe(2);
+  });
+
+  it("keeps a journaled batch whose process is killed while SQLite writes its rows", async () => {
+    const store = openStore();
+    await createSession(store, "ses_1");
+    await store.close();
+
+    // Killed with the rows half in the WAL: the journal holds the whole batch, so it is replayed.
+    await killWhileWriting("group");
+
+    const reopened = openStore();
+    const messages = await reopened.listMessages("ses_1");
+    expect(messages).toHaveLength(100_000);
+    expect(messages[99_999]!.id).toBe("msg_99999");
+    const events = await reopened.readEvents("ses_1", 0, 10);
+    expect(events.map((e) => [e.seq, e.type])).toEqual([
+      [1, "session.created"],
+      [2, "big"],
+    ]);
+    const [next] = await reopened.apply("ses_1", { ops: [], events: [{ type: "x", data: null }] });
+    expect(next!.seq).toBe(3);
   });
 });
