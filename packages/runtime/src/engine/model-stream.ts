@@ -6,6 +6,7 @@ import type {
   LanguageModelV3Source,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
+import { hasWholeSteps } from "../models/whole-steps.ts";
 
 /** How often streamed text becomes a `message.delta` / `reasoning.delta` event at most. */
 export const DELTA_INTERVAL_MS = 50;
@@ -26,13 +27,15 @@ export type DeltaSink = (kind: "message" | "reasoning", text: string) => Promise
  * reasoning are handed to `onDelta` coalesced: at most one delta per kind every
  * DELTA_INTERVAL_MS, so a long answer writes a handful of rows rather than one per token, and a
  * fast answer writes none (its `message.completed` carries the whole text). Tool calls arrive
- * assembled by the provider and run only after the step is committed.
+ * assembled by the provider and run only after the step is committed. A model whose steps come
+ * whole (models/whole-steps.ts) is asked with doGenerate: a stream of it would give no delta.
  */
 export async function streamStep(
   model: LanguageModelV3,
   options: LanguageModelV3CallOptions,
   onDelta: DeltaSink,
 ): Promise<StepOutput> {
+  if (hasWholeSteps(model)) return generateStep(model, options);
   const { stream } = await model.doStream(options);
   const content: LanguageModelV3Content[] = [];
   const sources: LanguageModelV3Source[] = [];
@@ -99,4 +102,31 @@ export async function streamStep(
   if (reasoning) out.push({ type: "reasoning", text: reasoning });
   if (text) out.push({ type: "text", text });
   return { content: [...out, ...content], usage, finishReason, sources };
+}
+
+/** A whole step through doGenerate, in streamStep's shape (text and reasoning joined, first). */
+async function generateStep(
+  model: LanguageModelV3,
+  options: LanguageModelV3CallOptions,
+): Promise<StepOutput> {
+  const result = await model.doGenerate(options);
+  let text = "";
+  let reasoning = "";
+  const content: LanguageModelV3Content[] = [];
+  const sources: LanguageModelV3Source[] = [];
+  for (const part of result.content) {
+    if (part.type === "text") text += part.text;
+    else if (part.type === "reasoning") reasoning += part.text;
+    else if (part.type === "tool-call" || part.type === "tool-result") content.push(part);
+    else if (part.type === "source") sources.push(part);
+  }
+  const out: LanguageModelV3Content[] = [];
+  if (reasoning) out.push({ type: "reasoning", text: reasoning });
+  if (text) out.push({ type: "text", text });
+  return {
+    content: [...out, ...content],
+    usage: result.usage,
+    finishReason: result.finishReason,
+    sources,
+  };
 }

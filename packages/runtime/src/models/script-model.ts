@@ -1,5 +1,4 @@
 import type {
-  LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3Content,
   LanguageModelV3GenerateResult,
@@ -9,13 +8,14 @@ import type {
 import { ModelError } from "./model-error.ts";
 import type { ModelContext } from "./resolver.ts";
 import { loadScript, type ScriptStep } from "./script-file.ts";
+import { WHOLE_STEPS, type WholeStepsModel } from "./whole-steps.ts";
 
 /**
  * `script/<name>`: a model that answers from `opencomputer/scripts/<name>.json`. The step it plays
  * is the number of assistant messages already in the prompt, so a conversation replays the same
  * way after a restart and needs no state of its own.
  */
-export function createScriptModel(name: string, context: ModelContext): LanguageModelV3 {
+export function createScriptModel(name: string, context: ModelContext): WholeStepsModel {
   const modelId = `script/${name}`;
 
   async function stepFor(options: LanguageModelV3CallOptions): Promise<ScriptStep> {
@@ -69,6 +69,9 @@ export function createScriptModel(name: string, context: ModelContext): Language
     provider: "script",
     modelId,
     supportedUrls: {},
+    // Every part of a step is ready at once (a step's delay comes first): the engine asks
+    // doGenerate, and doStream stays for anything else that streams it.
+    [WHOLE_STEPS]: true,
     async doGenerate(options): Promise<LanguageModelV3GenerateResult> {
       const step = await stepFor(options);
       const calls = step.toolCalls?.length ?? 0;
