@@ -1,6 +1,6 @@
 // The DESIGN target: one run of the support agent through the engine, every event committed to
 // SQLite before the next step, measured run after run.
-import type { RuntimeOptions } from "@opencomputer/runtime";
+import type { Runtime, RuntimeOptions } from "@opencomputer/runtime";
 import type { SqliteStoreOptions } from "@opencomputer/store-sqlite";
 import { type Durability, openEngine } from "./engine-fixture.ts";
 import { type LatencySummary, measure, percentile } from "./stats.ts";
@@ -25,6 +25,16 @@ function hasInOrder(types: readonly string[], required: readonly string[]): bool
   let at = 0;
   for (const type of types) if (type === required[at]) at++;
   return at === required.length;
+}
+
+/** Throws unless the session's events hold REQUIRED_EVENTS in order; returns how many it has. */
+export async function assertRunEvents(runtime: Runtime, sessionId: string): Promise<number> {
+  const events = await runtime.sessions.events(sessionId);
+  const types = events.map((e) => e.type);
+  if (!hasInOrder(types, REQUIRED_EVENTS)) {
+    throw new Error(`the engine committed unexpected events for one run: ${types.join(", ")}`);
+  }
+  return events.length;
 }
 
 export interface EngineResult extends LatencySummary {
@@ -59,15 +69,11 @@ export async function benchEngine(
     }, opts);
     // Only the measured runs, which come after the warm-up ones.
     const p50 = (a: Float64Array) => percentile(a.subarray(opts.warmup).sort(), 50) / 1000;
-    const events = await engine.runtime.sessions.events(lastSessionId);
-    const types = events.map((e) => e.type);
-    if (!hasInOrder(types, REQUIRED_EVENTS)) {
-      throw new Error(`the engine committed unexpected events for one run: ${types.join(", ")}`);
-    }
+    const eventsPerRun = await assertRunEvents(engine.runtime, lastSessionId);
     return {
       ...summary,
       durability,
-      eventsPerRun: events.length,
+      eventsPerRun,
       phasesP50Us: { create: p50(creates), sendTurn: p50(sends), waitForTurn: p50(waits) },
     };
   } finally {

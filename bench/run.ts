@@ -17,6 +17,7 @@ import { benchEngine, type EngineResult } from "./engine-run.ts";
 import { benchEngineWorker } from "./engine-worker.ts";
 import { benchLongSession, type LongSessionResult, longSessionTable } from "./long-session.ts";
 import { mockModels } from "./mock-model.ts";
+import { benchPaired } from "./paired.ts";
 import { benchAiSdk, benchBare } from "./peers.ts";
 import { concurrentTable, latencyTable, phaseTable, type Ratio, ratioTable } from "./report.ts";
 import { loadScenario } from "./scenario.ts";
@@ -37,6 +38,7 @@ const BENCHMARKS = [
   "engine-per-commit",
   "engine-worker",
   "engine-mock",
+  "paired",
   "concurrent",
   "long-session",
   "build",
@@ -54,6 +56,7 @@ const DESCRIPTIONS: Record<BenchName, string> = {
   "engine-per-commit": "engine with groupCommitMs 0: every change its own SQLite commit",
   "engine-worker": "engine with the agent's code in a worker process (IPC per render and call)",
   "engine-mock": "engine with the ai-sdk peer's model (MockLanguageModelV3) instead of the script",
+  paired: "ai-sdk and engine runs alternated one by one (a noisy machine's slow spells hit both)",
   concurrent: "sessions started together in one process, then all awaited",
   "long-session":
     "one session, turn after turn (--turns, default 400): p50 of the first and last turns",
@@ -145,8 +148,21 @@ function parseOptions() {
   };
 }
 
-function ratios(latency: Partial<Record<BenchName, LatencySummary>>): Ratio[] {
+/** The two sides of the paired benchmark, as rows of the latency table. */
+type PairedName = "paired ai-sdk" | "paired engine";
+
+function ratios(latency: Partial<Record<BenchName | PairedName, LatencySummary>>): Ratio[] {
   const out: Ratio[] = [];
+  const pairedEngine = latency["paired engine"];
+  const pairedAiSdk = latency["paired ai-sdk"];
+  if (pairedEngine && pairedAiSdk) {
+    out.push({
+      name: "paired: engine p50 / ai-sdk p50",
+      value: pairedEngine.p50Us / pairedAiSdk.p50Us,
+      target: 1,
+      stretch: 0.5,
+    });
+  }
   const { engine, bare } = latency;
   const full = latency["engine-full"];
   const aiSdk = latency["ai-sdk"];
@@ -197,7 +213,7 @@ async function main() {
   console.log(`${opts.warmup} warm-up + ${opts.runs} measured runs per latency benchmark\n`);
 
   const sizes = { warmup: opts.warmup, runs: opts.runs };
-  const latency: Partial<Record<BenchName, LatencySummary | EngineResult>> = {};
+  const latency: Partial<Record<BenchName | PairedName, LatencySummary | EngineResult>> = {};
   let concurrent: ConcurrentResult | null = null;
   let buildReport: string | null = null;
   let cluster: ClusterResult | null = null;
@@ -221,6 +237,10 @@ async function main() {
       latency["engine-mock"] = await benchEngine("normal", sizes, {
         models: mockModels(scenario),
       });
+    } else if (name === "paired") {
+      const paired = await benchPaired(scenario, sizes);
+      latency["paired ai-sdk"] = paired.aiSdk;
+      latency["paired engine"] = paired.engine;
     } else if (name === "build") buildReport = benchBuild();
     else if (name === "cluster") cluster = await benchCluster();
     else if (name === "sse") sse = await benchSse();
