@@ -167,13 +167,13 @@ export class DeferredRowWriter implements RowWriter {
     this.journal(updateTurnSql(mask), [at, ...values, sessionId, turnId]);
     const columns = ["updated_at"];
     const positions = [TURN_PARAM.updatedAt];
-    const set = [at];
+    const set: unknown[] = [at];
     let v = 0;
     for (let i = 0; i < TURN_FIELDS.length; i++) {
       if ((mask & (1 << i)) === 0) continue;
       columns.push(TURN_FIELDS[i]![1]);
       positions.push(TURN_FIELD_PARAM[i]!);
-      set.push(values[v++] as string);
+      set.push(values[v++]);
     }
     this.pending.updateTurn(sessionId, turnId, columns, positions, set);
     if (mask & STATUS_BIT) m.turns.set(turnId, values[0] as string);
