@@ -195,10 +195,18 @@ describe("SqliteStore group commit", () => {
     await createSession(a, "ses_1");
     expect((await b.getSession("ses_1"))?.lastSeq).toBe(1);
     await b.apply("ses_1", { ops: [], events: [{ type: "from_b", data: null }] });
+    // A created the session, so it could answer this from its rows written behind; B's write
+    // committed A's group first, so A reads SQLite.
+    expect((await a.getSession("ses_1"))?.lastSeq).toBe(2);
     expect((await a.readEvents("ses_1", 0, 10)).map((e) => e.type)).toEqual([
       "session.created",
       "from_b",
     ]);
+    await createSession(a, "ses_2");
+    await a.apply("ses_2", { ops: [], events: [{ type: "from_a", data: null }] });
+    expect((await b.getSession("ses_2"))?.lastSeq).toBe(2);
+    await b.apply("ses_2", { ops: [], events: [{ type: "from_b", data: null }] });
+    expect((await a.getSession("ses_2"))?.lastSeq).toBe(3);
   });
 
   it("undoes a change that fails after changing rows, and keeps the group's earlier changes", async () => {
