@@ -79,7 +79,13 @@ export {
 } from "./models/resolver.ts";
 export type { Script, ScriptStep, ScriptToolCall } from "./models/script-file.ts";
 export { createScriptModel } from "./models/script-model.ts";
-export { mergePatch, ownedBy, turnUpdateRun } from "./store/batch-ops.ts";
+export {
+  mergePatch,
+  ownedBy,
+  SESSION_FIELDS,
+  TURN_FIELDS,
+  turnUpdateRun,
+} from "./store/batch-ops.ts";
 export { StoreError } from "./store/errors.ts";
 export type * from "./store/port.ts";
 export type * from "./store/records.ts";

@@ -14,8 +14,10 @@ import {
   type NewEvent,
   ownedBy,
   queuesWork,
+  SESSION_FIELDS,
   type SessionPatch,
   StoreError,
+  TURN_FIELDS,
   type TurnPatch,
   turnUpdateRun,
   type WriteBatch,
@@ -93,26 +95,6 @@ export interface BatchEnd {
   /** A lease to record on the session (applyWithLease). */
   lease?: Lease;
 }
-
-// Patchable fields: [key in the patch, column, stored as json].
-const SESSION_FIELDS = [
-  ["status", "status", false],
-  ["result", "result", true],
-  ["question", "question", true],
-  ["runtime", "runtime", true],
-  ["labels", "labels", true],
-] as const;
-
-const TURN_FIELDS = [
-  ["status", "status", false],
-  ["outcome", "outcome", false],
-  ["error", "error", true],
-  ["steps", "steps", false],
-  ["startedAt", "started_at", false],
-  ["settledAt", "settled_at", false],
-  ["input", "input", true],
-  ["mode", "mode", false],
-] as const;
 
 export async function writeBatch(
   client: pg.ClientBase,

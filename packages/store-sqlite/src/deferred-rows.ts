@@ -17,7 +17,7 @@
 // same (a full disk), the group is rolled back and the journal, which holds every acknowledged
 // change, is replayed (GroupCommit).
 
-import { type Lease, StoreError } from "@opencomputer/runtime";
+import { type Lease, SESSION_FIELDS, StoreError, TURN_FIELDS } from "@opencomputer/runtime";
 import type Database from "better-sqlite3";
 import type { RecordBuilder } from "./journal-codec.ts";
 import { type LeaseRow, WRITE_LEASE } from "./lease.ts";
@@ -30,12 +30,10 @@ import {
   OPEN_CALLS,
   type RowWriter,
   SESSION_FIELD_PARAM,
-  SESSION_FIELDS,
   SESSION_PARAM,
   SET_LAST_SEQ,
   STATUS_BIT,
   TURN_FIELD_PARAM,
-  TURN_FIELDS,
   TURN_PARAM,
   UPSERT_TOOL_CALL,
   updateSessionSql,
@@ -165,16 +163,11 @@ export class DeferredRowWriter implements RowWriter {
       throw new StoreError("turn_not_active", `Session ${sessionId} has no turn ${turnId}.`);
     }
     this.journal(updateTurnSql(mask), [at, ...values, sessionId, turnId]);
-    const columns = ["updated_at"];
-    const positions = [TURN_PARAM.updatedAt];
-    const set: unknown[] = [at];
-    let v = 0;
-    for (let i = 0; i < TURN_FIELDS.length; i++) {
-      if ((mask & (1 << i)) === 0) continue;
-      columns.push(TURN_FIELDS[i]![1]);
-      positions.push(TURN_FIELD_PARAM[i]!);
-      set.push(values[v++]);
-    }
+    const { columns, positions, set } = patched(TURN_FIELDS, TURN_FIELD_PARAM, mask, values, {
+      columns: ["updated_at"],
+      positions: [TURN_PARAM.updatedAt],
+      set: [at],
+    });
     this.pending.updateTurn(sessionId, turnId, columns, positions, set);
     if (mask & STATUS_BIT) m.turns.set(turnId, values[0] as string);
   }
@@ -204,16 +197,11 @@ export class DeferredRowWriter implements RowWriter {
   updateSession(sessionId: string, lastSeq: number, at: string, mask: number, values: unknown[]) {
     const m = this.known(sessionId);
     this.journal(updateSessionSql(mask), [lastSeq, at, ...values, sessionId]);
-    const columns = ["last_seq", "updated_at"];
-    const positions = [SESSION_PARAM.lastSeq, SESSION_PARAM.updatedAt];
-    const set: unknown[] = [lastSeq, at];
-    let v = 0;
-    for (let i = 0; i < SESSION_FIELDS.length; i++) {
-      if ((mask & (1 << i)) === 0) continue;
-      columns.push(SESSION_FIELDS[i]![1]);
-      positions.push(SESSION_FIELD_PARAM[i]!);
-      set.push(values[v++]);
-    }
+    const { columns, positions, set } = patched(SESSION_FIELDS, SESSION_FIELD_PARAM, mask, values, {
+      columns: ["last_seq", "updated_at"],
+      positions: [SESSION_PARAM.lastSeq, SESSION_PARAM.updatedAt],
+      set: [lastSeq, at],
+    });
     this.pending.updateSession(sessionId, columns, positions, set, true);
     m.lastSeq = lastSeq;
     if (mask & STATUS_BIT) m.status = values[0] as string;
@@ -291,6 +279,31 @@ const LEASE_AT = [
   SESSION_PARAM.leaseEpoch,
   SESSION_PARAM.leaseExpiresAt,
 ];
+
+interface PatchedColumns {
+  columns: string[];
+  /** Each column's index among the row's INSERT parameters. */
+  positions: number[];
+  set: unknown[];
+}
+
+/** `base` plus the column, INSERT position and value of each field whose bit is set in `mask`. */
+function patched(
+  fields: readonly (readonly [string, string, boolean])[],
+  fieldParam: readonly number[],
+  mask: number,
+  values: unknown[],
+  base: PatchedColumns,
+): PatchedColumns {
+  let v = 0;
+  for (let i = 0; i < fields.length; i++) {
+    if ((mask & (1 << i)) === 0) continue;
+    base.columns.push(fields[i]![1]);
+    base.positions.push(fieldParam[i]!);
+    base.set.push(values[v++]);
+  }
+  return base;
+}
 
 /** The refusal SQLite would give for the same key (sqlite-errors.ts maps its own the same way). */
 function duplicate(key: string, id: string): StoreError {

@@ -5,7 +5,7 @@
 // a RowWriter only changes it. The SQL texts live here, so both implementations journal and run
 // exactly the same statements and a replay gives the same rows either way.
 
-import type { Lease } from "@opencomputer/runtime";
+import { type Lease, SESSION_FIELDS, TURN_FIELDS } from "@opencomputer/runtime";
 import type { LeaseRow } from "./lease.ts";
 
 /**
@@ -46,26 +46,6 @@ export interface RowWriter {
   setLastSeq(sessionId: string, lastSeq: number): void;
   writeLease(sessionId: string, lease: Lease): void;
 }
-
-// Patchable fields: [key in the patch, column, stored as JSON].
-export const SESSION_FIELDS = [
-  ["status", "status", false],
-  ["result", "result", true],
-  ["question", "question", true],
-  ["runtime", "runtime", true],
-  ["labels", "labels", true],
-] as const;
-
-export const TURN_FIELDS = [
-  ["status", "status", false],
-  ["outcome", "outcome", false],
-  ["error", "error", true],
-  ["steps", "steps", false],
-  ["startedAt", "started_at", false],
-  ["settledAt", "settled_at", false],
-  ["input", "input", true],
-  ["mode", "mode", false],
-] as const;
 
 /** The bit of the `status` field in both masks. */
 export const STATUS_BIT = 1;
@@ -122,61 +102,55 @@ export const SET_LAST_SEQ = "UPDATE sessions SET last_seq = ? WHERE id = ?";
 export const EVENT_PARAMS = 7;
 export const EVENT_CHUNK = 32;
 
-const eventSql: string[] = [];
+/** Caches an SQL text per key (row count or patch mask): built once, then looked up. */
+function cachedSql(build: (key: number) => string): (key: number) => string {
+  const cache: string[] = [];
+  return (key) => {
+    cache[key] ??= build(key);
+    return cache[key];
+  };
+}
+
+const multiRow = (head: string, row: string) =>
+  cachedSql((rows) => `${head} VALUES ${Array.from({ length: rows }, () => row).join(", ")}`);
+
 /** The multi-row event INSERT for `rows` rows. */
-export function insertEventsSql(rows: number): string {
-  let sql = eventSql[rows];
-  if (sql === undefined) {
-    sql =
-      "INSERT INTO events (session_id, seq, id, timestamp, turn_id, type, data) VALUES " +
-      Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, ?)").join(", ");
-    eventSql[rows] = sql;
-  }
-  return sql;
-}
+export const insertEventsSql = multiRow(
+  "INSERT INTO events (session_id, seq, id, timestamp, turn_id, type, data)",
+  "(?, ?, ?, ?, ?, ?, ?)",
+);
 
-const messageSql: string[] = [];
 /** The multi-row message INSERT for `rows` rows. */
-export function insertMessagesSql(rows: number): string {
-  let sql = messageSql[rows];
-  if (sql === undefined) {
-    sql =
-      "INSERT INTO messages (session_id, id, turn_id, role, content, created_at) VALUES " +
-      Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?)").join(", ");
-    messageSql[rows] = sql;
-  }
-  return sql;
-}
+export const insertMessagesSql = multiRow(
+  "INSERT INTO messages (session_id, id, turn_id, role, content, created_at)",
+  "(?, ?, ?, ?, ?, ?)",
+);
 
-const turnUpdateSql: string[] = [];
+/** `<head>, <column of each field whose bit is set> = ? <tail>`. */
+const maskedUpdate = (
+  head: string,
+  fields: readonly (readonly [string, string, boolean])[],
+  tail: string,
+) =>
+  cachedSql((mask) => {
+    let sql = head;
+    for (let i = 0; i < fields.length; i++) if (mask & (1 << i)) sql += `, ${fields[i]![1]} = ?`;
+    return `${sql} ${tail}`;
+  });
+
 /** `UPDATE turns SET updated_at = ?, <masked fields> WHERE session_id = ? AND id = ?`. */
-export function updateTurnSql(mask: number): string {
-  let sql = turnUpdateSql[mask];
-  if (sql === undefined) {
-    sql = "UPDATE turns SET updated_at = ?";
-    for (let i = 0; i < TURN_FIELDS.length; i++) {
-      if (mask & (1 << i)) sql += `, ${TURN_FIELDS[i]![1]} = ?`;
-    }
-    sql += " WHERE session_id = ? AND id = ?";
-    turnUpdateSql[mask] = sql;
-  }
-  return sql;
-}
+export const updateTurnSql = maskedUpdate(
+  "UPDATE turns SET updated_at = ?",
+  TURN_FIELDS,
+  "WHERE session_id = ? AND id = ?",
+);
 
-const sessionUpdateSql: string[] = [];
 /** `UPDATE sessions SET last_seq = ?, revision = revision + 1, updated_at = ?, <masked> WHERE id = ?`. */
-export function updateSessionSql(mask: number): string {
-  let sql = sessionUpdateSql[mask];
-  if (sql === undefined) {
-    sql = "UPDATE sessions SET last_seq = ?, revision = revision + 1, updated_at = ?";
-    for (let i = 0; i < SESSION_FIELDS.length; i++) {
-      if (mask & (1 << i)) sql += `, ${SESSION_FIELDS[i]![1]} = ?`;
-    }
-    sql += " WHERE id = ?";
-    sessionUpdateSql[mask] = sql;
-  }
-  return sql;
-}
+export const updateSessionSql = maskedUpdate(
+  "UPDATE sessions SET last_seq = ?, revision = revision + 1, updated_at = ?",
+  SESSION_FIELDS,
+  "WHERE id = ?",
+);
 
 /** The column a turn field is stored in, and its position among INSERT_TURN's parameters. */
 export const TURN_FIELD_PARAM: readonly number[] = TURN_FIELDS.map(([, column]) =>

@@ -11,8 +11,10 @@ import {
   mergePatch,
   type NewEvent,
   ownedBy,
+  SESSION_FIELDS,
   type SessionPatch,
   StoreError,
+  TURN_FIELDS,
   type TurnPatch,
   type TurnStatus,
   turnUpdateRun,
@@ -20,7 +22,7 @@ import {
 } from "@opencomputer/runtime";
 import { approvalParams, approvalUpdate, INSERT_APPROVAL } from "./approval-rows.ts";
 import { newEventId } from "./event-id.ts";
-import { EVENT_CHUNK, type RowWriter, SESSION_FIELDS, TURN_FIELDS } from "./row-writer.ts";
+import { EVENT_CHUNK, type RowWriter } from "./row-writer.ts";
 import { toJson } from "./rows.ts";
 import type { StatementCache } from "./statements.ts";
 

@@ -3,6 +3,29 @@
 import { StoreError } from "./errors.ts";
 import type { SessionPatch, TurnPatch, WriteOp } from "./port.ts";
 
+/**
+ * The patchable fields of a session and of a turn, as both SQL stores write them:
+ * [key in the patch, column, stored as JSON]. Bit i of a patch mask is field i.
+ */
+export const SESSION_FIELDS = [
+  ["status", "status", false],
+  ["result", "result", true],
+  ["question", "question", true],
+  ["runtime", "runtime", true],
+  ["labels", "labels", true],
+] as const;
+
+export const TURN_FIELDS = [
+  ["status", "status", false],
+  ["outcome", "outcome", false],
+  ["error", "error", true],
+  ["steps", "steps", false],
+  ["startedAt", "started_at", false],
+  ["settledAt", "settled_at", false],
+  ["input", "input", true],
+  ["mode", "mode", false],
+] as const;
+
 /** `into` with the fields `patch` sets; an undefined field sets nothing, as in the UPDATEs. */
 export function mergePatch<P extends SessionPatch | TurnPatch>(into: P, patch: P): P {
   const merged = { ...into } as Record<string, unknown>;
