@@ -1,14 +1,15 @@
 // How one commit-journal record's statements are laid out (journal.ts has the record header).
 //
-// A record is built in place, in one reusable buffer that starts with room for the header, while
-// the change runs: no JSON of the SQL text and its arguments (which escaped every JSON column a
-// second time), no joined string, no copy into a new Buffer. The write is one pwrite of the
-// buffer. Payload, little-endian:
-//   [format u8 = 1] then per statement: [sql: u32 length + UTF-8][argument count u32][argument…]
-//   argument: [tag u8] then null: nothing · number: f64 · string: u32 length + UTF-8 ·
-//             array: u32 count + arguments · bytes: u32 length + bytes · JSON: u32 length + text
-// A payload that starts with "[" is the JSON array earlier versions wrote; it is still read, so a
-// journal left by one of them replays.
+// A record is built as one string while the change runs and written as UTF-8 into one reusable
+// buffer after the header's room, at the end: one encoding call per record, where encoding each
+// argument into the buffer took one call per string (most of a record's cost). Payload:
+//   [format u8 = 2] then UTF-8 text; per statement: <sql length>:<sql><argument count>; then per
+//   argument: `z` null · `n<number>;` · `s<length>:<text>` · `a<count>;` and its items ·
+//   `b<length>:<base64>` bytes · `j<length>:<JSON>` anything else (named parameters).
+//   Lengths count UTF-16 units (JavaScript string lengths), so the reader decodes the text once
+//   and slices it. A lone surrogate becomes U+FFFD, one unit, as SQLite stores it too.
+// Payloads of earlier versions are still read, so a journal one of them left replays: format 1
+// (binary: u32 byte lengths, f64 numbers) and JSON arrays (a payload starting with "[").
 
 import { StoreError } from "@opencomputer/runtime";
 
@@ -19,10 +20,12 @@ export type JournalStatement = [sql: string, args: unknown[]];
 export const RECORD_HEADER = 24;
 
 const FORMAT_BINARY = 1;
+const FORMAT_TEXT = 2;
 const INITIAL_BYTES = 16 * 1024;
 const MAX_KEPT_BYTES = 1024 * 1024;
 const FORMAT_JSON = 0x5b; // "["
 
+// Tags of format 1.
 const NULL = 0;
 const NUMBER = 1;
 const STRING = 2;
@@ -30,11 +33,11 @@ const ARRAY = 3;
 const BYTES = 4;
 const JSON_TEXT = 5;
 
-/** One record under construction: the header's room, then the payload. */
+/** One record under construction: its statements as text, encoded after the header's room. */
 export class RecordBuilder {
   buffer = Buffer.allocUnsafe(INITIAL_BYTES);
-  /** Bytes used, header included. */
-  length = RECORD_HEADER;
+  /** Bytes used, header included, once `payload()` encoded the record. */
+  length = RECORD_HEADER + 1;
   /** Statements added since the last reset. */
   statements = 0;
   /**
@@ -42,86 +45,60 @@ export class RecordBuilder {
    * encoded: such a change must be undone, not left in the group unjournaled.
    */
   changedRows = false;
+  /** The statements added so far, as text. */
+  private text = "";
 
   reset(): void {
     // One large change (a big result, many events) should not pin its buffer for good.
     if (this.buffer.length > MAX_KEPT_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_BYTES);
-    this.buffer[RECORD_HEADER] = FORMAT_BINARY;
+    this.text = "";
     this.length = RECORD_HEADER + 1;
     this.statements = 0;
     this.changedRows = false;
   }
 
-  /** The payload as written: everything after the header. */
+  /** The payload, encoded into `buffer` after the header's room (`length` is then set). */
   payload(): Buffer {
+    const text = this.text;
+    // Room for the worst case (3 bytes per UTF-16 unit) without measuring a small record.
+    let need = RECORD_HEADER + 1 + text.length * 3;
+    if (need > this.buffer.length && text.length > INITIAL_BYTES) {
+      need = RECORD_HEADER + 1 + Buffer.byteLength(text);
+    }
+    if (need > this.buffer.length) {
+      this.buffer = Buffer.allocUnsafe(Math.max(need, this.buffer.length * 2));
+    }
+    this.buffer[RECORD_HEADER] = FORMAT_TEXT;
+    this.length = RECORD_HEADER + 1 + this.buffer.write(text, RECORD_HEADER + 1, "utf8");
     return this.buffer.subarray(RECORD_HEADER, this.length);
   }
 
   /** Appends a statement that changed rows; all or nothing. */
   add(sql: string, args: readonly unknown[]): void {
     this.changedRows = true;
-    const start = this.length;
-    try {
-      this.text(sql);
-      this.ensure(4);
-      this.buffer.writeUInt32LE(args.length, this.length);
-      this.length += 4;
-      for (let i = 0; i < args.length; i++) this.value(args[i], sql);
-    } catch (error) {
-      this.length = start;
-      throw error;
-    }
+    let out = `${sql.length}:${sql}${args.length};`;
+    for (let i = 0; i < args.length; i++) out += encodeValue(args[i], sql);
+    this.text += out;
     this.statements++;
   }
+}
 
-  private ensure(bytes: number): void {
-    const need = this.length + bytes;
-    if (need <= this.buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(need, this.buffer.length * 2));
-    this.buffer.copy(grown, 0, 0, this.length);
-    this.buffer = grown;
+function encodeValue(value: unknown, sql: string): string {
+  if (typeof value === "string") return `s${value.length}:${value}`;
+  if (typeof value === "number") return Object.is(value, -0) ? "n-0;" : `n${value};`;
+  if (value === null || value === undefined) return "z";
+  if (Array.isArray(value)) {
+    let out = `a${value.length};`;
+    for (let i = 0; i < value.length; i++) out += encodeValue(value[i], sql);
+    return out;
   }
-
-  /** u32 byte length + UTF-8; room for the worst case (3 bytes per UTF-16 unit) first. */
-  private text(value: string): void {
-    this.ensure(4 + value.length * 3);
-    const written = this.buffer.write(value, this.length + 4);
-    this.buffer.writeUInt32LE(written, this.length);
-    this.length += 4 + written;
+  if (value instanceof Uint8Array) {
+    const base64 = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
+    return `b${base64.length}:${base64}`;
   }
-
-  private value(value: unknown, sql: string): void {
-    if (typeof value === "string") {
-      this.ensure(1);
-      this.buffer[this.length++] = STRING;
-      this.text(value);
-    } else if (typeof value === "number") {
-      this.ensure(9);
-      this.buffer[this.length] = NUMBER;
-      this.buffer.writeDoubleLE(value, this.length + 1);
-      this.length += 9;
-    } else if (value === null || value === undefined) {
-      this.ensure(1);
-      this.buffer[this.length++] = NULL;
-    } else if (Array.isArray(value)) {
-      this.ensure(5);
-      this.buffer[this.length] = ARRAY;
-      this.buffer.writeUInt32LE(value.length, this.length + 1);
-      this.length += 5;
-      for (let i = 0; i < value.length; i++) this.value(value[i], sql);
-    } else if (value instanceof Uint8Array) {
-      this.ensure(5 + value.length);
-      this.buffer[this.length] = BYTES;
-      this.buffer.writeUInt32LE(value.length, this.length + 1);
-      this.buffer.set(value, this.length + 5);
-      this.length += 5 + value.length;
-    } else {
-      // Named parameters and anything else better-sqlite3 binds: as JSON, as before.
-      this.ensure(1);
-      this.buffer[this.length++] = JSON_TEXT;
-      this.text(jsonOf(value, sql));
-    }
-  }
+  // Named parameters and anything else better-sqlite3 binds: as JSON, as before.
+  const json = jsonOf(value, sql);
+  return `j${json.length}:${json}`;
 }
 
 function jsonOf(value: unknown, sql: string): string {
@@ -139,6 +116,7 @@ function jsonOf(value: unknown, sql: string): string {
 /** The statements of one intact (checksummed) payload, in either format. */
 export function decodeStatements(payload: Buffer): JournalStatement[] {
   if (payload[0] === FORMAT_JSON) return JSON.parse(payload.toString("utf8"));
+  if (payload[0] === FORMAT_TEXT) return new TextReader(payload.toString("utf8", 1)).statements();
   if (payload[0] !== FORMAT_BINARY) {
     throw new Error(`unknown record format ${payload[0]}`);
   }
@@ -154,6 +132,80 @@ export function decodeStatements(payload: Buffer): JournalStatement[] {
   return statements;
 }
 
+/** Reads format 2: the payload's text after its format byte. */
+class TextReader {
+  at = 0;
+  constructor(private readonly text: string) {}
+
+  statements(): JournalStatement[] {
+    const statements: JournalStatement[] = [];
+    while (this.at < this.text.length) {
+      const sql = this.take(this.until(":"));
+      const count = this.until(";");
+      const args: unknown[] = new Array(count);
+      for (let i = 0; i < count; i++) args[i] = this.value();
+      statements.push([sql, args]);
+    }
+    return statements;
+  }
+
+  private value(): unknown {
+    const tag = this.text[this.at++];
+    switch (tag) {
+      case "z":
+        return null;
+      case "n": {
+        const end = this.text.indexOf(";", this.at);
+        if (end < 0) this.cut();
+        const n = Number(this.text.slice(this.at, end));
+        this.at = end + 1;
+        return n;
+      }
+      case "s":
+        return this.take(this.until(":"));
+      case "a": {
+        const count = this.until(";");
+        const out: unknown[] = new Array(count);
+        for (let i = 0; i < count; i++) out[i] = this.value();
+        return out;
+      }
+      case "b":
+        return Buffer.from(this.take(this.until(":")), "base64");
+      case "j":
+        return JSON.parse(this.take(this.until(":")));
+      default:
+        if (tag === undefined) this.cut();
+        throw new Error(`unknown argument tag ${JSON.stringify(tag)} at character ${this.at - 1}`);
+    }
+  }
+
+  /** A decimal count that ends with `end`. */
+  private until(end: string): number {
+    const stop = this.text.indexOf(end, this.at);
+    if (stop < 0) this.cut();
+    const digits = this.text.slice(this.at, stop);
+    if (!/^\d+$/.test(digits)) {
+      throw new Error(
+        `expected a length at character ${this.at}, found ${JSON.stringify(digits.slice(0, 20))}`,
+      );
+    }
+    this.at = stop + 1;
+    return Number(digits);
+  }
+
+  private take(length: number): string {
+    if (this.at + length > this.text.length) this.cut();
+    const value = this.text.slice(this.at, this.at + length);
+    this.at += length;
+    return value;
+  }
+
+  private cut(): never {
+    throw new Error(`the record ends inside a value at character ${this.at}`);
+  }
+}
+
+/** Reads format 1, the binary layout earlier versions wrote. */
 class PayloadReader {
   at = 1;
   constructor(private readonly payload: Buffer) {}

@@ -66,8 +66,8 @@ export class Journal {
    * killed process on return (and against power loss when opened with sync). Returns its length.
    */
   write(position: number, seq: number, builder: RecordBuilder): number {
-    const record = builder.buffer.subarray(0, builder.length);
     const payload = builder.payload();
+    const record = builder.buffer.subarray(0, builder.length);
     record.writeUInt32LE(payload.length, 0);
     record.writeUInt32LE(crc32(payload), 4);
     record.writeDoubleLE(seq, 8);

@@ -1,6 +1,6 @@
 // The commit journal's record encoding: every argument kind comes back as it was bound, a value
-// that cannot be kept is refused with nothing half-written, and records in the JSON format of
-// earlier versions are still read.
+// that cannot be kept is refused with nothing half-written, and records in the binary and JSON
+// formats of earlier versions are still read.
 import { describe, expect, it } from "vitest";
 import { decodeStatements, RECORD_HEADER, RecordBuilder } from "../src/journal-codec.ts";
 
@@ -43,6 +43,7 @@ describe("journal record encoding", () => {
     const builder = new RecordBuilder();
     builder.reset();
     builder.add("INSERT INTO t VALUES (?)", ["y".repeat(2_000_000)]);
+    builder.payload();
     expect(builder.buffer.length).toBeGreaterThan(2_000_000);
     builder.reset();
     expect(builder.buffer.length).toBeLessThanOrEqual(1024 * 1024);
@@ -71,7 +72,35 @@ describe("journal record encoding", () => {
     expect(Buffer.from(builder.payload())).toEqual(before);
     builder.reset();
     expect(builder.changedRows).toBe(false);
+    builder.payload();
     expect(builder.length).toBe(RECORD_HEADER + 1);
+  });
+
+  it("gives back lengths counted in UTF-16 units, whatever the UTF-8 bytes", () => {
+    const odd = ["a:b;c", "1:x", "🧪".repeat(3), "\ud800 lone", "é;s3:abc"];
+    expect(roundTrip([["S 🧪 ?", odd]])).toEqual([
+      ["S 🧪 ?", odd.map((v) => v.replace("\ud800", "\ufffd"))],
+    ]);
+  });
+
+  it("reads the binary records of the previous version", () => {
+    // [format 1][sql: u32 length + UTF-8][count u32][string tag 2, u32 length, bytes][null 0]
+    // [number tag 1, f64]
+    const sql = Buffer.from("UPDATE t SET a = ?", "utf8");
+    const parts: Buffer[] = [Buffer.from([1])];
+    const u32 = (n: number) => {
+      const b = Buffer.alloc(4);
+      b.writeUInt32LE(n);
+      return b;
+    };
+    parts.push(u32(sql.length), sql, u32(3), Buffer.from([2]), u32(2), Buffer.from("é", "utf8"));
+    parts.push(Buffer.from([0]), Buffer.from([1]));
+    const n = Buffer.alloc(8);
+    n.writeDoubleLE(-1.5);
+    parts.push(n);
+    expect(decodeStatements(Buffer.concat(parts))).toEqual([
+      ["UPDATE t SET a = ?", ["é", null, -1.5]],
+    ]);
   });
 
   it("reads the JSON records earlier versions wrote", () => {
@@ -86,5 +115,9 @@ describe("journal record encoding", () => {
     builder.add("UPDATE t SET a = ?", ["value"]);
     const cut = Buffer.from(builder.payload()).subarray(0, builder.length - RECORD_HEADER - 2);
     expect(() => decodeStatements(cut)).toThrow(/ends inside a value/);
+    const bad = Buffer.concat([Buffer.from([2]), Buffer.from("3:abc1;q", "utf8")]);
+    expect(() => decodeStatements(bad)).toThrow(/unknown argument tag "q"/);
+    const noLength = Buffer.concat([Buffer.from([2]), Buffer.from("x:abc", "utf8")]);
+    expect(() => decodeStatements(noLength)).toThrow(/expected a length at character 0/);
   });
 });

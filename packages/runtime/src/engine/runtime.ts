@@ -246,13 +246,15 @@ export function createRuntime(options: RuntimeOptions) {
   // open question, an answer) depends on what the previous one wrote.
   const sendQueues = new Map<string, Promise<unknown>>();
   function serial<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = sendQueues.get(sessionId) ?? Promise.resolve();
-    const next = previous.then(fn, fn);
-    const settled = next.catch(() => {});
-    sendQueues.set(sessionId, settled);
-    void settled.then(() => {
+    const previous = sendQueues.get(sessionId);
+    // Nothing queued: start at once rather than a microtask later (fn is async, so it still
+    // returns before its first await and the entry below is set before anything can queue).
+    const next = previous === undefined ? fn() : previous.then(fn, fn);
+    const forget = () => {
       if (sendQueues.get(sessionId) === settled) sendQueues.delete(sessionId);
-    });
+    };
+    const settled: Promise<unknown> = next.then(forget, forget);
+    sendQueues.set(sessionId, settled);
     return next;
   }
 

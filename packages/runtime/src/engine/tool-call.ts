@@ -42,7 +42,7 @@ export async function executeCall(
 
   // Where the code runs (this process or a worker) checks what it returns and reports:
   // a throw, bad progress or a non-JSON output arrive here as a message for the model.
-  const egress = await egressFor(scope);
+  const egress = scope.ctx.egress ? await egressFor(scope) : undefined;
   // Interrupted while the call was being set up: the settlement closes it (tool.failed with
   // settledBy); its code is not started. Agent code checks again where it runs.
   if (scope.signal.aborted) return;

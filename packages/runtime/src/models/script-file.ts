@@ -24,8 +24,17 @@ export interface Script {
 
 const cache = new Map<string, { mtimeMs: number; size: number; script: Script }>();
 
-/** Reads `opencomputer/scripts/<name>.json`, re-reading only when the file changed. */
-export function loadScript(projectDir: string, name: string, modelId: string): Script {
+/**
+ * Reads `opencomputer/scripts/<name>.json`, re-reading only when the file changed. With
+ * `recheck` false a copy already read is used without looking at the file again (the scripted
+ * model does so for the steps that continue a turn, see script-model.ts).
+ */
+export function loadScript(
+  projectDir: string,
+  name: string,
+  modelId: string,
+  recheck = true,
+): Script {
   if (!/^[a-zA-Z0-9_.-]+$/.test(name) || name.startsWith(".")) {
     throw new ModelError(
       "model_unavailable",
@@ -34,6 +43,8 @@ export function loadScript(projectDir: string, name: string, modelId: string): S
     );
   }
   const file = join(projectDir, "opencomputer", "scripts", `${name}.json`);
+  const hit = cache.get(file);
+  if (hit && !recheck) return hit.script;
   let stat: { mtimeMs: number; size: number };
   try {
     stat = statSync(file);
@@ -44,7 +55,6 @@ export function loadScript(projectDir: string, name: string, modelId: string): S
       modelId,
     );
   }
-  const hit = cache.get(file);
   if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.script;
   let raw: unknown;
   try {

@@ -1,12 +1,15 @@
-// The scripted model's file cache: a rewritten script is used by the very next model step, as
-// an author's test expects when it writes a script and sends a turn at once. (A cache trusted
-// for 100 ms with a file watcher was tried to save the stat per step, and broke exactly that.)
+// The scripted model's file cache: a rewritten script is used by the very next turn, as an
+// author's test expects when it writes a script and sends a turn at once. (A cache trusted for
+// 100 ms with a file watcher was tried to save the stat per step, and broke exactly that.) The
+// steps that continue a turn use the copy its first step read.
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadScript } from "../../src/models/script-file.ts";
+import { createScriptModel } from "../../src/models/script-model.ts";
 
 let dir: string;
 const file = () => join(dir, "opencomputer", "scripts", "s.json");
@@ -48,5 +51,40 @@ describe("loadScript", () => {
     expect(() => textOf()).toThrow(expect.objectContaining({ code: "model_unavailable" }));
     writeFileSync(file(), "{ not json");
     expect(() => textOf()).toThrow(/s\.json is not valid JSON/);
+  });
+
+  it("is looked at again when a step starts a turn, not when one continues it", async () => {
+    const steps = (tag: string) => ({
+      steps: [{ text: `${tag} 1`, toolCalls: [{ name: "t", input: {} }] }, { text: `${tag} 2` }],
+    });
+    writeFileSync(file(), JSON.stringify(steps("old")));
+    const model = createScriptModel("s", { projectDir: dir, agentId: "a" });
+    const user = { role: "user" as const, content: [{ type: "text" as const, text: "hi" }] };
+    const assistant = {
+      role: "assistant" as const,
+      content: [{ type: "text" as const, text: "x" }],
+    };
+    const tool = {
+      role: "tool" as const,
+      content: [
+        {
+          type: "tool-result" as const,
+          toolCallId: "c",
+          toolName: "t",
+          output: { type: "json" as const, value: null },
+        },
+      ],
+    };
+    const textOf = async (prompt: LanguageModelV3Prompt) => {
+      const { content } = await model.doGenerate({ prompt });
+      return content.find((p) => p.type === "text")?.text;
+    };
+    expect(await textOf([user])).toBe("old 1");
+    // Rewritten while the turn runs: its next step still plays the script it started with.
+    writeFileSync(file(), JSON.stringify(steps("new, longer")));
+    expect(await textOf([user, assistant, tool])).toBe("old 2");
+    // The next turn starts with the user's message: it reads the new script.
+    expect(await textOf([user])).toBe("new, longer 1");
+    expect(await textOf([user, assistant, tool])).toBe("new, longer 2");
   });
 });
