@@ -4,6 +4,7 @@ import type { ModelResolver } from "../models/resolver.ts";
 import type { Store, WriteBatch } from "../store/port.ts";
 import type { EventRecord } from "../store/records.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";
+import type { Deadlines } from "./deadlines.ts";
 import type { Notifier } from "./notifier.ts";
 import type { WorkerLosses } from "./worker-loss.ts";
 
@@ -46,6 +47,11 @@ export interface EngineContext {
   builtInTools: ReadonlyMap<string, BuiltInTool>;
   /** Worker losses per turn in this runtime (a turn that keeps losing its worker fails). */
   workerLosses: WorkerLosses;
+  /**
+   * The runtime's background deadlines (lease renewals, idle releases), keyed by the callback
+   * to run; they do not keep the process alive.
+   */
+  timers: Deadlines<() => void>;
 }
 
 /** Applies a batch and tells local waiters about the events it appended. */

@@ -24,6 +24,7 @@ import type { BuiltInTool } from "./built-in-tool.ts";
 import { endSession, interruptTurns } from "./cancellation.ts";
 import { type ComputerChange, recordComputer } from "./computer-record.ts";
 import { type EgressSource, type EngineContext, type Logger, write } from "./context.ts";
+import { Deadlines } from "./deadlines.ts";
 import { type EgressEventInput, recordEgressEvent } from "./egress-events.ts";
 import { Notifier } from "./notifier.ts";
 import { ProjectMemo } from "./project-of.ts";
@@ -133,6 +134,7 @@ export function createRuntime(options: RuntimeOptions) {
     ],
     builtInTools: new Map((options.builtInTools ?? []).map((t) => [t.id, t])),
     workerLosses: new WorkerLosses(),
+    timers: new Deadlines<() => void>((run) => run(), { keepAlive: false }),
   };
   const { store } = ctx;
   const workers = new Map<string, SessionWorker>();
@@ -146,6 +148,8 @@ export function createRuntime(options: RuntimeOptions) {
   const remoteWatchers = signal !== ctx.notifier && signal.shared ? new SessionWatchers() : null;
   const waitOptions = {
     pollMs: options.waitPollMs ?? (remoteWatchers ? 5_000 : 250),
+    // Unlike the runtime's own timers, a wait keeps the process alive, as its promise is owed.
+    deadlines: new Deadlines<() => void>((run) => run(), { keepAlive: true }),
     ...(remoteWatchers
       ? {
           watchRemote: (id: string, listener: (lastSeq: number | null) => void) =>
@@ -153,13 +157,13 @@ export function createRuntime(options: RuntimeOptions) {
         }
       : {}),
   };
-  const idleTimers = new Map<string, NodeJS.Timeout>();
+  const idleReleases = new Map<string, () => void>();
 
   function worker(sessionId: string): SessionWorker {
-    const pending = idleTimers.get(sessionId);
+    const pending = idleReleases.get(sessionId);
     if (pending) {
-      clearTimeout(pending);
-      idleTimers.delete(sessionId);
+      ctx.timers.delete(pending);
+      idleReleases.delete(sessionId);
     }
     let w = workers.get(sessionId);
     if (!w) {
@@ -168,14 +172,14 @@ export function createRuntime(options: RuntimeOptions) {
       // late enough that a conversation's next turn here needs no new claim.
       w = new SessionWorker(ctx, sessionId, (idle) => {
         idle.forgetConversation();
-        const timer = setTimeout(() => {
-          idleTimers.delete(sessionId);
+        const release = () => {
+          idleReleases.delete(sessionId);
           if (!idle.idle || workers.get(sessionId) !== idle) return;
           workers.delete(sessionId);
           void idle.release();
-        }, idleReleaseMs);
-        timer.unref();
-        idleTimers.set(sessionId, timer);
+        };
+        idleReleases.set(sessionId, release);
+        ctx.timers.set(release, Date.now() + idleReleaseMs);
       });
       workers.set(sessionId, w);
     }
@@ -468,8 +472,8 @@ export function createRuntime(options: RuntimeOptions) {
       for (const timer of deferred.values()) clearTimeout(timer);
       deferred.clear();
       if (recoveryTimer) clearInterval(recoveryTimer);
-      for (const timer of idleTimers.values()) clearTimeout(timer);
-      idleTimers.clear();
+      ctx.timers.close();
+      idleReleases.clear();
       for (const w of workers.values()) w.abandon();
       await Promise.all([...workers.values()].map((w) => w.kick().then(() => w.release())));
       if (running.owned) await running.execution.close();

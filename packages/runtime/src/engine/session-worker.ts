@@ -38,10 +38,11 @@ export class SessionWorker {
   private conversation: Conversation | null = null;
   private active: {
     scope: TurnScope;
-    controller: AbortController;
+    abort: (reason: Error) => void;
     cancel: CancelRequest | null;
   } | null = null;
-  private renewTimer: NodeJS.Timeout | null = null;
+  /** The pending lease renewal (a deadline in ctx.timers), while a turn runs. */
+  private renewal: (() => void) | null = null;
   private readonly steering = { pending: false };
   private stopped = false;
   /** The session as the kick's caller read it, used once by the loop's next look. */
@@ -138,7 +139,7 @@ export class SessionWorker {
     if (!active || active.scope.turn.id !== turnId) return Promise.resolve(false);
     if (!active.cancel) {
       active.cancel = { settlement, sessionStatus, done: deferred<boolean>() };
-      active.controller.abort(new Error(`turn ${settlement.reason}`));
+      active.abort(new Error(`turn ${settlement.reason}`));
     }
     return active.cancel.done.promise;
   }
@@ -146,7 +147,7 @@ export class SessionWorker {
   /** Stops the running turn without settling it (the process is closing; recovery resumes it). */
   abandon(): void {
     this.stopped = true;
-    this.active?.controller.abort(new Error("runtime closing"));
+    this.active?.abort(new Error("runtime closing"));
   }
 
   private async loadConversation(): Promise<Conversation> {
@@ -302,7 +303,14 @@ export class SessionWorker {
     current: TurnRecord,
     fence: { runtimeId: string; epoch: number },
   ) {
+    // Every abort of the turn goes through `abort`, which also settles `aborted`: waits race that
+    // promise instead of adding a listener to the signal (about 6-12 µs each on Node 20).
     const controller = new AbortController();
+    const aborted = deferred<void>();
+    const abort = (reason: Error) => {
+      controller.abort(reason);
+      aborted.resolve();
+    };
     const scope: TurnScope = {
       ctx: this.ctx,
       sessionId: this.sessionId,
@@ -313,6 +321,7 @@ export class SessionWorker {
       turn: current,
       fence,
       signal: controller.signal,
+      aborted: aborted.promise,
       conversation: this.conversation!,
       builtInToolIds:
         session.executionMode === "microvm"
@@ -321,8 +330,8 @@ export class SessionWorker {
       inflight: new Set(),
       steering: this.steering,
     };
-    this.active = { scope, controller, cancel: null };
-    this.startRenewing(controller);
+    this.active = { scope, abort, cancel: null };
+    this.startRenewing(abort);
     try {
       const agent = await this.loadAgent(scope, session);
       if (agent) await runTurn(scope, agent);
@@ -385,10 +394,13 @@ export class SessionWorker {
     }
   }
 
-  private startRenewing(controller: AbortController) {
+  /** Renews the lease every leaseMs / 3 while the turn runs (a deadline, see deadlines.ts). */
+  private startRenewing(abort: (reason: Error) => void) {
     this.stopRenewing();
     const every = Math.max(10, Math.floor(this.ctx.leaseMs / 3));
-    this.renewTimer = setInterval(async () => {
+    const renew = async () => {
+      if (this.renewal !== renew) return;
+      this.ctx.timers.set(renew, Date.now() + every);
       const lease = this.lease;
       if (!lease) return;
       const renewed = await this.ctx.store
@@ -400,14 +412,15 @@ export class SessionWorker {
         // Another runtime owns the session now; everything this one would write is refused anyway.
         this.lease = null;
         this.conversation = null;
-        controller.abort(new Error("lease lost"));
+        abort(new Error("lease lost"));
       }
-    }, every);
-    this.renewTimer.unref();
+    };
+    this.renewal = renew;
+    this.ctx.timers.set(renew, Date.now() + every);
   }
 
   private stopRenewing() {
-    if (this.renewTimer) clearInterval(this.renewTimer);
-    this.renewTimer = null;
+    if (this.renewal) this.ctx.timers.delete(this.renewal);
+    this.renewal = null;
   }
 }

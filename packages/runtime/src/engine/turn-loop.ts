@@ -343,25 +343,10 @@ async function runCalls(
   scope.inflight.add(all);
   all.finally(() => scope.inflight.delete(all));
   if (scope.signal.aborted) return;
-  const outcomes = await Promise.race([all, abortedOf(scope.signal)]);
+  const outcomes = await Promise.race([all, scope.aborted]);
   for (const outcome of outcomes ?? []) {
     if (outcome.status === "rejected" && !isFenceRefusal(outcome.reason)) throw outcome.reason;
   }
-}
-
-// One promise per turn's signal, resolved when it aborts: every step's wait races the same one,
-// instead of adding and removing a listener on the signal each step.
-const abortPromises = new WeakMap<AbortSignal, Promise<void>>();
-
-function abortedOf(signal: AbortSignal): Promise<void> {
-  let aborted = abortPromises.get(signal);
-  if (aborted === undefined) {
-    aborted = new Promise<void>((resolve) => {
-      signal.addEventListener("abort", () => resolve(), { once: true });
-    });
-    abortPromises.set(signal, aborted);
-  }
-  return aborted;
 }
 
 async function renderOrFail(scope: TurnScope, agent: AgentHandle): Promise<RenderedAgent | string> {

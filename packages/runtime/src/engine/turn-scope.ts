@@ -18,6 +18,8 @@ export interface TurnScope {
   turn: TurnRecord;
   fence: Fence;
   signal: AbortSignal;
+  /** Resolves when `signal` aborts (the worker settles it), for waits that race the abort. */
+  aborted: Promise<void>;
   conversation: Conversation;
   /** Built-in tool ids this session may select (`ask` is not offered to microvm sessions). */
   builtInToolIds: readonly string[];

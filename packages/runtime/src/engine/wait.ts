@@ -2,8 +2,10 @@ import { OpenComputerError } from "@opencomputer/agent";
 import type { TurnRecord } from "../store/records.ts";
 import { NotFoundError } from "./api-errors.ts";
 import type { EngineContext } from "./context.ts";
+import type { Deadlines } from "./deadlines.ts";
 
 const SETTLED = new Set(["completed", "failed", "cancelled"]);
+const TERMINAL_EVENTS = new Set(["turn.completed", "turn.failed", "turn.cancelled"]);
 
 export interface WaitOptions {
   /**
@@ -13,6 +15,8 @@ export interface WaitOptions {
   watchRemote?: (sessionId: string, listener: (lastSeq: number | null) => void) => () => void;
   /** The turn is read again this often whatever was heard (a missed signal, another process). */
   pollMs: number;
+  /** Where the poll and the timeout are kept (one timer for all waits, see deadlines.ts). */
+  deadlines: Deadlines<() => void>;
 }
 
 /**
@@ -26,6 +30,8 @@ export function waitForTurn(
   timeoutMs: number,
   options: WaitOptions,
 ): Promise<TurnRecord> {
+  const { deadlines, pollMs } = options;
+  const timeoutAt = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {
     let done = false;
     let checking = false;
@@ -35,8 +41,7 @@ export function waitForTurn(
       done = true;
       unsubscribe();
       unwatchRemote();
-      clearInterval(poll);
-      clearTimeout(timer);
+      deadlines.delete(onTimer);
       if (turn) resolve(turn);
       else reject(error);
     };
@@ -66,27 +71,28 @@ export function waitForTurn(
     const unsubscribe = ctx.notifier.subscribe(sessionId, (events) => {
       const last = events[events.length - 1];
       if (last && last.seq > localSeq) localSeq = last.seq;
-      if (
-        events.some(
-          (e) => e.turnId === turnId && /^turn\.(completed|failed|cancelled)$/.test(e.type),
-        )
-      )
-        void check();
+      if (events.some((e) => e.turnId === turnId && TERMINAL_EVENTS.has(e.type))) void check();
     });
     const unwatchRemote =
       options.watchRemote?.(sessionId, (lastSeq) => {
         if (lastSeq === null || lastSeq > localSeq) void check();
       }) ?? (() => {});
-    const poll = setInterval(check, options.pollMs);
-    const timer = setTimeout(
-      () =>
+    // One deadline for both: the next poll, or the timeout when it comes first.
+    function onTimer() {
+      if (done) return;
+      const now = Date.now();
+      if (now >= timeoutAt) {
         finish(
           new OpenComputerError("timeout", `Turn ${turnId} did not settle within ${timeoutMs} ms`, {
             path: "turnId",
           }),
-        ),
-      timeoutMs,
-    );
+        );
+        return;
+      }
+      deadlines.set(onTimer, Math.min(now + pollMs, timeoutAt));
+      void check();
+    }
+    deadlines.set(onTimer, Math.min(Date.now() + pollMs, timeoutAt));
     void check();
   });
 }
