@@ -49,18 +49,19 @@ export const {
 } = rowMappers(SQLITE);
 
 /**
- * The record `sessionFromRow` would read back after INSERT_SESSION, without the read: the JSON
- * columns go through the same text, so a value that is not plain JSON comes back as stored.
+ * The record `sessionFromRow` would read back after INSERT_SESSION with `params` (from
+ * sessionParams), without the read: the JSON columns are parsed from the very text inserted, so
+ * a value that is not plain JSON comes back as stored.
  */
-export function sessionAsInserted(s: SessionRecord, lastSeq: number): SessionRecord {
+export function sessionAsInserted(s: SessionRecord, params: readonly unknown[]): SessionRecord {
   return {
     ...s,
-    labels: fromJson(toJson(s.labels)),
-    result: fromJson(toJson(s.result)),
-    question: fromJson(toJson(s.question)),
-    runtime: fromJson(toJson(s.runtime)),
+    labels: fromJson(params[6] as string),
+    result: fromJson(params[8] as string),
+    question: fromJson(params[9] as string),
+    runtime: fromJson(params[10] as string),
     lease: s.lease === null ? null : { ...s.lease },
-    lastSeq,
+    lastSeq: params[12] as number,
   };
 }
 

@@ -472,9 +472,12 @@ export class SqliteStore implements Store {
         .get(session.projectId, session.idempotencyKey) as SessionRow | undefined;
       if (row !== undefined) return { session: sessionFromRow(row), created: false };
     }
-    this.rows.insertSession(sessionParams(session, events.length));
+    const params = sessionParams(session, events.length);
+    // Read back before the row writer keeps the array (a later write may patch it in place).
+    const inserted = sessionAsInserted(session, params);
+    this.rows.insertSession(params);
     this.writer.appendEvents(session.id, 0, new Date().toISOString(), events);
-    return { session: sessionAsInserted(session, events.length), created: true };
+    return { session: inserted, created: true };
   }
 
   private acquireInTx(

@@ -1,4 +1,8 @@
-import type { LanguageModelV3, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3ProviderTool,
+} from "@ai-sdk/provider";
 import { type JsonValue, OpenComputerError, RenderError } from "@opencomputer/agent";
 import {
   type AgentHandle,
@@ -126,7 +130,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       renderId: render.renderId,
       instructions: render.instructions,
       model: render.model ?? null,
-      enabledTools: [...render.tools.map((t) => t.name), ...render.builtInTools],
+      enabledTools: enabledTools(render),
       input: turn.input as unknown as JsonValue,
       renderedAt: new Date().toISOString(),
     },
@@ -158,12 +162,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       model,
       {
         prompt: scope.conversation.toPrompt(render.instructions),
-        tools: [
-          ...render.tools.map(toModelTool),
-          ...[...selectedBuiltIns(scope, render).values()].map(builtInModelTool),
-          ...(render.builtInTools.includes(ASK_ID) ? [ASK_MODEL_TOOL] : []),
-          ...providerTools,
-        ],
+        tools: modelTools(scope, render, providerTools),
         abortSignal: scope.signal,
       },
       async (kind, text) => {
@@ -328,14 +327,15 @@ async function runCalls(
   agent: AgentHandle,
   render: RenderedAgent,
 ) {
-  const byName = new Map<string, ToolDescriptor>(render.tools.map((t) => [t.name, t]));
+  const byName = new Map<string, ToolDescriptor>();
+  for (const tool of render.tools) byName.set(tool.name, tool);
   const builtIns = selectedBuiltIns(scope, render);
   const available = [...byName.keys(), ...builtIns.keys()];
   if (render.builtInTools.includes(ASK_ID)) available.push(ASK_ID);
   const all = Promise.allSettled(
     calls.map((call) => {
       if (call.tool === ASK_ID && render.builtInTools.includes(ASK_ID)) return takeAsk(scope, call);
-      const builtIn = builtIns.get(call.tool);
+      const builtIn = builtIns.size > 0 ? builtIns.get(call.tool) : undefined;
       if (builtIn) return executeBuiltInCall(scope, call, builtIn);
       return executeCall(scope, call, byName.get(call.tool), available, { agent, render });
     }),
@@ -383,6 +383,34 @@ async function fail(scope: TurnScope, error: TurnError, events: NewEvent[] = [])
     { status: "failed", error },
     { fence: scope.fence, events, known: knownState(scope) },
   );
+}
+
+/** The tool names a render enables, its own tools first. */
+function enabledTools(render: RenderedAgent): string[] {
+  const names: string[] = [];
+  for (const tool of render.tools) names.push(tool.name);
+  for (const id of render.builtInTools) names.push(id);
+  return names;
+}
+
+/**
+ * The tools a step offers the model: the agent's, the runtime's built-ins it selected, `ask`,
+ * then those the provider runs. (Built with push, not spreads: spreading arrays of differing
+ * element kinds here deoptimized the step function again and again while a process warms up.)
+ */
+function modelTools(
+  scope: TurnScope,
+  render: RenderedAgent,
+  providerTools: readonly LanguageModelV3ProviderTool[],
+): Array<LanguageModelV3FunctionTool | LanguageModelV3ProviderTool> {
+  const tools: Array<LanguageModelV3FunctionTool | LanguageModelV3ProviderTool> = [];
+  for (const tool of render.tools) tools.push(toModelTool(tool));
+  if (render.builtInTools.length > 0) {
+    for (const tool of selectedBuiltIns(scope, render).values()) tools.push(builtInModelTool(tool));
+    if (render.builtInTools.includes(ASK_ID)) tools.push(ASK_MODEL_TOOL);
+  }
+  for (const tool of providerTools) tools.push(tool);
+  return tools;
 }
 
 /** The runtime-provided tools this render selected. */

@@ -28,10 +28,12 @@ export function withProviderTools(
 }
 
 /** The provider tools a model serves, by built-in id (empty for a model without any). */
+const NONE: ReadonlyMap<string, LanguageModelV3ProviderTool> = new Map();
+
 export function providerToolsOf(
   model: LanguageModelV3,
 ): ReadonlyMap<string, LanguageModelV3ProviderTool> {
-  return registry.get(model) ?? new Map();
+  return registry.get(model) ?? NONE;
 }
 
 /**
