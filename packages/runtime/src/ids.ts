@@ -6,25 +6,38 @@ const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 let pool = randomBytes(4096);
 let offset = pool.length;
 
-function randomChunk(): Buffer {
+/** Where the next 10 random bytes start in `pool` (a fresh pool when it runs out). */
+function randomOffset(): number {
   if (offset + 10 > pool.length) {
     pool = randomBytes(4096);
     offset = 0;
   }
-  const chunk = pool.subarray(offset, offset + 10);
+  const at = offset;
   offset += 10;
-  return chunk;
+  return at;
 }
 
-export function newId(prefix: string, now = Date.now()): string {
+// The time part of the last millisecond spelled: ids made within one millisecond share it.
+let lastMs = Number.NaN;
+let lastTime = "";
+
+function timePart(ms: number): string {
+  if (ms === lastMs) return lastTime;
   let time = "";
-  let t = now;
+  let t = ms;
   for (let i = 0; i < 10; i++) {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const bytes = randomChunk();
+  lastMs = ms;
+  lastTime = time;
+  return time;
+}
+
+export function newId(prefix: string, now = Date.now()): string {
+  const time = timePart(now);
+  const at = randomOffset();
   let rand = "";
-  for (let i = 0; i < 10; i++) rand += ALPHABET[bytes[i]! % 32];
+  for (let i = at; i < at + 10; i++) rand += ALPHABET[pool[i]! % 32];
   return `${prefix}_${time}${rand}`;
 }

@@ -12,6 +12,7 @@ export { createInProcessExecution } from "./agents/in-process.ts";
 export type { AgentLocation, AgentResolver, LoadedAgent } from "./agents/resolver.ts";
 export { AgentNotFoundError, createSourceAgents, parseAgentRef } from "./agents/source-agents.ts";
 export { createStaticAgents, type StaticAgentsOptions } from "./agents/static-agents.ts";
+export { isoNow } from "./clock.ts";
 export { canonicalJson, jsonDigest } from "./digest.ts";
 export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
 export type { BuiltInResult, BuiltInTool, BuiltInToolContext } from "./engine/built-in-tool.ts";

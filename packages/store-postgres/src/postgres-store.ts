@@ -19,6 +19,7 @@ import type {
   TurnRecord,
   WriteBatch,
 } from "@opencomputer/runtime";
+import { isoNow } from "@opencomputer/runtime";
 import pg from "pg";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
@@ -117,7 +118,7 @@ export class PostgresStore implements Store {
           $18, $19, $20, $21)
         ON CONFLICT (project_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING ${SESSION_COLUMNS}`;
-      const appended = numberEvents(session.id, 0, new Date().toISOString(), events);
+      const appended = numberEvents(session.id, 0, isoNow(), events);
       if (appended.length > 0) {
         // One statement: the events go in only with the row, whose RETURNING is the read back.
         sql = `WITH created AS (${sql}),

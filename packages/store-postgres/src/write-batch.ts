@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import {
   type EventRecord,
+  isoNow,
   type Lease,
   mergePatch,
   type NewEvent,
@@ -105,7 +106,7 @@ export async function writeBatch(
 ): Promise<EventRecord[]> {
   await checkGuards(client, sessionId, locked, batch);
 
-  const timestamp = new Date().toISOString();
+  const timestamp = isoNow();
   let touched = false;
   let sessionPatch: SessionPatch | undefined;
   const ops = batch.ops;

@@ -7,6 +7,7 @@ import {
   type ApprovalRecord,
   type ApprovalStatus,
   type EventRecord,
+  isoNow,
   type Lease,
   type MessageRecord,
   type NewEvent,
@@ -476,7 +477,7 @@ export class SqliteStore implements Store {
     // Read back before the row writer keeps the array (a later write may patch it in place).
     const inserted = sessionAsInserted(session, params);
     this.rows.insertSession(params);
-    this.writer.appendEvents(session.id, 0, new Date().toISOString(), events);
+    this.writer.appendEvents(session.id, 0, isoNow(), events);
     return { session: inserted, created: true };
   }
 

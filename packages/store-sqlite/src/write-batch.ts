@@ -8,6 +8,7 @@ import {
   type ApprovalPatch,
   type ApprovalStatus,
   type EventRecord,
+  isoNow,
   mergePatch,
   type NewEvent,
   ownedBy,
@@ -76,7 +77,7 @@ export class BatchWriter {
     const expectOpenCalls = batch.expectOpenCalls;
     if (expectOpenCalls !== undefined) this.checkOpenCalls(sessionId, expectOpenCalls);
 
-    const timestamp = new Date().toISOString();
+    const timestamp = isoNow();
     let touched = false;
     let sessionPatch: SessionPatch | undefined;
     const ops = batch.ops;

@@ -1,5 +1,6 @@
 import type { JsonValue } from "@opencomputer/agent";
 import type { ToolDescriptor } from "../agents/execution.ts";
+import { isoNow } from "../clock.ts";
 import { jsonDigest } from "../digest.ts";
 import { newId } from "../ids.ts";
 import type { ApprovalRecord, ToolCallRecord } from "../store/records.ts";
@@ -40,7 +41,7 @@ export async function proposeApproval(
   const card = preview.value;
   const checked = checkCard(card, tool.name);
   if (typeof checked === "string") return commitFailure(scope, call, checked);
-  const now = new Date().toISOString();
+  const now = isoNow();
   const cardJson = checked as unknown as JsonValue;
   const approval: ApprovalRecord = {
     id: newId("apr"),

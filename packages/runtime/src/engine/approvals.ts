@@ -1,5 +1,6 @@
 import type { JsonValue } from "@opencomputer/agent";
 import { type AgentHandle, type RenderedAgent, WorkerLostError } from "../agents/execution.ts";
+import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import { StoreError } from "../store/errors.ts";
 import type { ApprovalPatch } from "../store/port.ts";
@@ -83,7 +84,7 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
   /** Claims an approved (or retried) approval and runs its `apply` once. */
   async function apply(id: string): Promise<ApprovalRecord> {
     const a = await mustGet(id);
-    const now = new Date().toISOString();
+    const now = isoNow();
     const claimed = await transition(a, {
       expect: ["approved"],
       patch: {
@@ -194,7 +195,7 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
       const a = await mustGet(id);
       const decision = {
         id: newId("dec"),
-        decidedAt: new Date().toISOString(),
+        decidedAt: isoNow(),
         ...(typeof body.decidedBy === "string" ? { decidedBy: body.decidedBy } : {}),
       };
       const status = body.decision === "approve" ? "approved" : "denied";

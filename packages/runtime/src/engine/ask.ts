@@ -1,5 +1,6 @@
 import type { LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import type { JsonValue } from "@opencomputer/agent";
+import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import type { ToolCallRecord } from "../store/records.ts";
 import { settleTurn } from "./settle.ts";
@@ -74,7 +75,7 @@ export async function takeAsk(scope: TurnScope, call: ToolCallRecord): Promise<v
       callId: call.callId,
       text: input.text,
       options: input.options ?? [],
-      askedAt: new Date().toISOString(),
+      askedAt: isoNow(),
       held: [],
     },
   };
@@ -85,7 +86,7 @@ export async function endWithQuestion(scope: TurnScope): Promise<void> {
   const pending = scope.question!;
   const { question, call } = pending;
   const output = { questionId: question.id, asked: true };
-  const now = new Date().toISOString();
+  const now = isoNow();
   const data = question as unknown as JsonValue;
   await settleTurn(
     scope.ctx,

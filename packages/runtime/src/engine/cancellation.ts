@@ -1,3 +1,4 @@
+import { isoNow } from "../clock.ts";
 import { StoreError } from "../store/errors.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
 import type { TurnRecord } from "../store/records.ts";
@@ -88,7 +89,7 @@ export async function endSession(
 }
 
 function cancelQueued(turns: TurnRecord[]): { ops: WriteOp[]; events: NewEvent[] } {
-  const now = new Date().toISOString();
+  const now = isoNow();
   const ops: WriteOp[] = [];
   const events: NewEvent[] = [];
   for (const turn of turns) {

@@ -1,4 +1,5 @@
 import type { JsonValue } from "@opencomputer/agent";
+import { isoNow } from "../clock.ts";
 import type { NewEvent } from "../store/port.ts";
 import { type EngineContext, write } from "./context.ts";
 
@@ -29,7 +30,7 @@ export async function recordComputer(
   const session = await ctx.store.getSession(sessionId);
   if (!session) return;
   const previous = (session.runtime ?? {}) as Record<string, JsonValue>;
-  const now = new Date().toISOString();
+  const now = isoNow();
   const events: NewEvent[] = [];
   let runtime: Record<string, JsonValue>;
   if (change.state === "running") {

@@ -1,5 +1,6 @@
 import { type JsonValue, jsonByteLength } from "@opencomputer/agent";
 import type { ToolDescriptor } from "../agents/execution.ts";
+import { isoNow } from "../clock.ts";
 import { jsonDigest } from "../digest.ts";
 import { newId } from "../ids.ts";
 import { StoreError } from "../store/errors.ts";
@@ -54,7 +55,7 @@ export async function commitResult(
       `${tool.name} returned ${bytes} bytes of JSON; a result may be at most ${RESULT_LIMIT_BYTES} bytes. The previous result stands.`,
     );
   }
-  const now = new Date().toISOString();
+  const now = isoNow();
   const record: ResultRecord = {
     resultId: newId("res"),
     agentId: scope.agentId,

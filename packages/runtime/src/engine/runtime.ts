@@ -1,4 +1,5 @@
 import type { AgentResolver } from "../agents/resolver.ts";
+import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import { MODEL_PROVIDED_TOOL_IDS } from "../models/provider-tools.ts";
 import type { ModelResolver } from "../models/resolver.ts";
@@ -279,7 +280,7 @@ export function createRuntime(options: RuntimeOptions) {
     async create(raw: CreateSessionOptions) {
       const opts = validateCreateOptions(raw);
       const { agentId, deploymentId } = await ctx.agents.describe(opts.agentId);
-      const now = new Date().toISOString();
+      const now = isoNow();
       const { session, created } = await store.createSession(
         {
           id: newId("ses"),

@@ -1,4 +1,5 @@
 import type { AgentInput, JsonValue } from "@opencomputer/agent";
+import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import { StoreError } from "../store/errors.ts";
 import type { NewEvent } from "../store/port.ts";
@@ -89,7 +90,7 @@ export async function sendTurnNow(
     !heldElsewhere(session, ctx.runtimeId);
   const active = mayStart || mode !== "queue" ? await store.listActiveTurns(sessionId) : [];
   const running = active.filter((t) => t.status === "running");
-  const now = new Date().toISOString();
+  const now = isoNow();
   const turn: TurnRecord = {
     id: newId("turn"),
     sessionId,

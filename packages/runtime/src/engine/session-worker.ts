@@ -1,5 +1,6 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import type { LoadedAgent } from "../agents/resolver.ts";
+import { isoNow } from "../clock.ts";
 import { type Deferred, deferred } from "../deferred.ts";
 import { newId } from "../ids.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
@@ -209,7 +210,7 @@ export class SessionWorker {
     this.conversation ??=
       session.status === "new" ? Conversation.from([], []) : await this.loadConversation();
     const conversation = this.conversation;
-    const now = new Date().toISOString();
+    const now = isoNow();
     const ops: WriteOp[] = [];
     const events: NewEvent[] = [];
     if (received) {

@@ -1,4 +1,5 @@
 import type { JsonValue } from "@opencomputer/agent";
+import { isoNow } from "../clock.ts";
 import { StoreError } from "../store/errors.ts";
 import type { Fence, NewEvent, WriteOp } from "../store/port.ts";
 import type {
@@ -64,7 +65,7 @@ export async function settleTurn(
     const state = attempt === 0 && options.known ? options.known : await readState(ctx, turn);
     if (!state) return false;
     const open = state.openCalls;
-    const now = new Date().toISOString();
+    const now = isoNow();
     const ops: WriteOp[] = [...(options.ops ?? [])];
     const events: NewEvent[] = [...(options.events ?? [])];
     const settledBy = settlement.status === "cancelled" ? settlement.reason : "turn_failed";

@@ -1,3 +1,4 @@
+import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import type { MessageRecord } from "../store/records.ts";
 import { write } from "./context.ts";
@@ -14,7 +15,7 @@ export async function absorbSteering(scope: TurnScope): Promise<void> {
   const turns = await scope.ctx.store.listActiveTurns(scope.sessionId);
   const steers = turns.filter((t) => t.status === "queued" && t.mode === "steer");
   if (steers.length === 0) return;
-  const now = new Date().toISOString();
+  const now = isoNow();
   const messages: MessageRecord[] = steers.map((t) => ({
     id: newId("msg"),
     sessionId: scope.sessionId,

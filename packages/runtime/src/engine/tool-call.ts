@@ -1,5 +1,6 @@
 import { type JsonValue, jsonByteLength } from "@opencomputer/agent";
 import type { AgentHandle, RenderedAgent, ToolDescriptor } from "../agents/execution.ts";
+import { isoNow } from "../clock.ts";
 import type { ToolCallRecord } from "../store/records.ts";
 import { proposeApproval } from "./approval-propose.ts";
 import { write } from "./context.ts";
@@ -91,7 +92,7 @@ export async function commitSuccess(scope: TurnScope, call: ToolCallRecord, outp
     ...call,
     status: "completed",
     output,
-    settledAt: new Date().toISOString(),
+    settledAt: isoNow(),
   };
   try {
     await write(scope.ctx, scope.sessionId, {
@@ -116,7 +117,7 @@ export async function commitFailure(scope: TurnScope, call: ToolCallRecord, mess
     ...call,
     status: "failed",
     error: message,
-    settledAt: new Date().toISOString(),
+    settledAt: isoNow(),
   };
   try {
     await write(scope.ctx, scope.sessionId, {

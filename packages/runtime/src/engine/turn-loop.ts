@@ -11,6 +11,7 @@ import {
   WorkerLostError,
 } from "../agents/execution.ts";
 import type { LoadedAgent } from "../agents/resolver.ts";
+import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import { ModelError, toModelError } from "../models/model-error.ts";
 import { providerToolsOf } from "../models/provider-tools.ts";
@@ -132,7 +133,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       model: render.model ?? null,
       enabledTools: enabledTools(render),
       input: turn.input as unknown as JsonValue,
-      renderedAt: new Date().toISOString(),
+      renderedAt: isoNow(),
     },
   };
 
@@ -187,7 +188,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
   }
   if (scope.signal.aborted) return false;
 
-  const now = new Date().toISOString();
+  const now = isoNow();
   const content: JsonValue[] = [];
   const callParts: JsonValue[] = [];
   const calls: ToolCallRecord[] = [];
