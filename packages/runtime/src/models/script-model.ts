@@ -24,7 +24,11 @@ import { WHOLE_STEPS, type WholeStepsModel } from "./whole-steps.ts";
 export function createScriptModel(name: string, context: ModelContext): WholeStepsModel {
   const modelId = `script/${name}`;
 
-  async function stepFor(options: LanguageModelV3CallOptions): Promise<ScriptStep> {
+  /**
+   * The step to play, or a promise of it when the step has a delay (a step without one is
+   * handed over at once: one await less on every model call).
+   */
+  function stepFor(options: LanguageModelV3CallOptions): ScriptStep | Promise<ScriptStep> {
     const prompt = options.prompt;
     const continuesTurn = prompt.length > 0 && prompt[prompt.length - 1]!.role === "tool";
     const script = loadScript(context.projectDir, name, modelId, !continuesTurn);
@@ -39,7 +43,12 @@ export function createScriptModel(name: string, context: ModelContext): WholeSte
         400,
       );
     }
-    if (step.delayMs) await sleep(step.delayMs, options.abortSignal);
+    if (step.delayMs) return sleep(step.delayMs, options.abortSignal).then(() => played(step));
+    return played(step);
+  }
+
+  /** A step's error is thrown when it is played, after its delay. */
+  function played(step: ScriptStep): ScriptStep {
     if (step.error) {
       const error = new Error(step.error.message) as Error & { statusCode: number };
       error.statusCode = step.error.status;
@@ -81,7 +90,8 @@ export function createScriptModel(name: string, context: ModelContext): WholeSte
     // doGenerate, and doStream stays for anything else that streams it.
     [WHOLE_STEPS]: true,
     async doGenerate(options): Promise<LanguageModelV3GenerateResult> {
-      const step = await stepFor(options);
+      const found = stepFor(options);
+      const step = found instanceof Promise ? await found : found;
       const calls = step.toolCalls?.length ?? 0;
       return {
         content: contentOf(step),

@@ -29,7 +29,11 @@ export const TURN_FIELDS = [
 /** `into` with the fields `patch` sets; an undefined field sets nothing, as in the UPDATEs. */
 export function mergePatch<P extends SessionPatch | TurnPatch>(into: P, patch: P): P {
   const merged = { ...into } as Record<string, unknown>;
-  for (const [key, value] of Object.entries(patch)) if (value !== undefined) merged[key] = value;
+  const from = patch as Record<string, unknown>;
+  for (const key in from) {
+    const value = from[key];
+    if (value !== undefined && Object.hasOwn(from, key)) merged[key] = value;
+  }
   return merged as P;
 }
 
