@@ -30,12 +30,22 @@ export type DeltaSink = (kind: "message" | "reasoning", text: string) => Promise
  * assembled by the provider and run only after the step is committed. A model whose steps come
  * whole (models/whole-steps.ts) is asked with doGenerate: a stream of it would give no delta.
  */
-export async function streamStep(
+export function streamStep(
   model: LanguageModelV3,
   options: LanguageModelV3CallOptions,
   onDelta: DeltaSink,
 ): Promise<StepOutput> {
+  // Not an async function itself: returning generateStep's promise from one would add a
+  // promise and two ticks to every step.
   if (hasWholeSteps(model)) return generateStep(model, options);
+  return streamParts(model, options, onDelta);
+}
+
+async function streamParts(
+  model: LanguageModelV3,
+  options: LanguageModelV3CallOptions,
+  onDelta: DeltaSink,
+): Promise<StepOutput> {
   const { stream } = await model.doStream(options);
   const content: LanguageModelV3Content[] = [];
   const sources: LanguageModelV3Source[] = [];

@@ -72,7 +72,9 @@ export async function runTurn(scope: TurnScope, loaded: LoadedAgent): Promise<vo
   try {
     const agent = await openAgent(scope, loaded);
     if (!agent) return;
-    await resumePendingCalls(scope, agent);
+    // Only after a crash (or a lost worker) does a turn start with calls to run again.
+    const pending = scope.conversation.pendingCalls();
+    if (pending.length > 0) await resumePendingCalls(scope, agent, pending);
     while (!scope.signal.aborted) {
       if (!(await step(scope, agent))) return;
     }
@@ -293,9 +295,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
 }
 
 /** After a crash: calls the dead runtime started are run again, with the same toolCallId. */
-async function resumePendingCalls(scope: TurnScope, agent: AgentHandle) {
-  const pending = scope.conversation.pendingCalls();
-  if (pending.length === 0) return;
+async function resumePendingCalls(scope: TurnScope, agent: AgentHandle, pending: ToolCallRecord[]) {
   const render = await renderOrFail(scope, agent);
   if (typeof render === "string") {
     await fail(scope, { code: "agent_failed", message: render });
