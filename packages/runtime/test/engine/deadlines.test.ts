@@ -62,6 +62,38 @@ describe("Deadlines", () => {
     deadlines.close();
   });
 
+  it("keeps many deadlines in order, each moved or dropped one firing as its last setting says", async () => {
+    const { fired, deadlines } = recorder();
+    const start = Date.now();
+    // A fixed pseudo-random sequence: the order of setting is not the order of firing.
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 48271) % 2147483647;
+      return seed / 2147483647;
+    };
+    const want = new Map<string, number>();
+    for (let i = 0; i < 600; i++) {
+      const key = `k${i % 400}`;
+      const roll = next();
+      if (roll < 0.1) {
+        deadlines.delete(key);
+        want.delete(key);
+      } else {
+        const at = start + 20 + Math.floor(next() * 120);
+        deadlines.set(key, at);
+        want.set(key, at);
+      }
+    }
+    expect(deadlines.size).toBe(want.size);
+    await sleep(250);
+    expect(fired.map((f) => f.key).sort()).toEqual([...want.keys()].sort());
+    for (const f of fired) expect(f.at).toBeGreaterThanOrEqual(want.get(f.key)!);
+    const order = fired.map((f) => want.get(f.key)!);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(deadlines.size).toBe(0);
+    deadlines.close();
+  });
+
   it("fires nothing after close, and takes no deadline then", async () => {
     const { fired, deadlines } = recorder();
     deadlines.set("a", Date.now() + 10);
