@@ -25,24 +25,38 @@ export interface Script {
 const cache = new Map<string, { mtimeMs: number; size: number; script: Script }>();
 
 /**
- * Reads `opencomputer/scripts/<name>.json`, re-reading only when the file changed. With
- * `recheck` false a copy already read is used without looking at the file again (the scripted
- * model does so for the steps that continue a turn, see script-model.ts).
+ * Where `script/<name>` is read from: `opencomputer/scripts/<name>.json`, or the error to give
+ * for a name that is not a plain file name (thrown when the model is asked, not when it is made).
  */
+export function scriptFile(projectDir: string, name: string, modelId: string): string | ModelError {
+  if (!/^[a-zA-Z0-9_.-]+$/.test(name) || name.startsWith(".")) {
+    return new ModelError(
+      "model_unavailable",
+      `Script name "${name}" must be a plain file name`,
+      modelId,
+    );
+  }
+  return join(projectDir, "opencomputer", "scripts", `${name}.json`);
+}
+
+/** Reads `opencomputer/scripts/<name>.json` (loadScriptFile). */
 export function loadScript(
   projectDir: string,
   name: string,
   modelId: string,
   recheck = true,
 ): Script {
-  if (!/^[a-zA-Z0-9_.-]+$/.test(name) || name.startsWith(".")) {
-    throw new ModelError(
-      "model_unavailable",
-      `Script name "${name}" must be a plain file name`,
-      modelId,
-    );
-  }
-  const file = join(projectDir, "opencomputer", "scripts", `${name}.json`);
+  const file = scriptFile(projectDir, name, modelId);
+  if (typeof file !== "string") throw file;
+  return loadScriptFile(file, modelId, recheck);
+}
+
+/**
+ * Reads a script file, re-reading only when the file changed. With `recheck` false a copy
+ * already read is used without looking at the file again (the scripted model does so for the
+ * steps that continue a turn, see script-model.ts).
+ */
+export function loadScriptFile(file: string, modelId: string, recheck = true): Script {
   const hit = cache.get(file);
   if (hit && !recheck) return hit.script;
   let stat: { mtimeMs: number; size: number };

@@ -7,7 +7,7 @@ import type {
 } from "@ai-sdk/provider";
 import { ModelError } from "./model-error.ts";
 import type { ModelContext } from "./resolver.ts";
-import { loadScript, type ScriptStep } from "./script-file.ts";
+import { loadScriptFile, type ScriptStep, scriptFile } from "./script-file.ts";
 import { WHOLE_STEPS, type WholeStepsModel } from "./whole-steps.ts";
 
 /**
@@ -23,6 +23,8 @@ import { WHOLE_STEPS, type WholeStepsModel } from "./whole-steps.ts";
  */
 export function createScriptModel(name: string, context: ModelContext): WholeStepsModel {
   const modelId = `script/${name}`;
+  // The path is worked out once per model (the resolver keeps one per project and name).
+  const file = scriptFile(context.projectDir, name, modelId);
 
   /**
    * The step to play, or a promise of it when the step has a delay (a step without one is
@@ -31,7 +33,10 @@ export function createScriptModel(name: string, context: ModelContext): WholeSte
   function stepFor(options: LanguageModelV3CallOptions): ScriptStep | Promise<ScriptStep> {
     const prompt = options.prompt;
     const continuesTurn = prompt.length > 0 && prompt[prompt.length - 1]!.role === "tool";
-    const script = loadScript(context.projectDir, name, modelId, !continuesTurn);
+    if (typeof file !== "string") {
+      throw new ModelError("model_unavailable", file.message, modelId);
+    }
+    const script = loadScriptFile(file, modelId, !continuesTurn);
     let index = 0;
     for (const message of prompt) if (message.role === "assistant") index++;
     const step = script.steps[index];

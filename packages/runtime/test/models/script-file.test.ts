@@ -87,4 +87,16 @@ describe("loadScript", () => {
     expect(await textOf([user])).toBe("new, longer 1");
     expect(await textOf([user, assistant, tool])).toBe("new, longer 2");
   });
+
+  it("refuses a script name that is not a plain file name when the model is asked", async () => {
+    const model = createScriptModel("../secrets", { projectDir: dir, agentId: "a" });
+    const prompt: LanguageModelV3Prompt = [
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+    ];
+    await expect(model.doGenerate({ prompt })).rejects.toMatchObject({
+      code: "model_unavailable",
+      message: expect.stringMatching(/must be a plain file name/),
+    });
+    expect(() => loadScript(dir, ".hidden", "script/.hidden")).toThrow(/plain file name/);
+  });
 });
