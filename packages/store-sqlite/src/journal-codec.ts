@@ -11,6 +11,7 @@
 // Payloads of earlier versions are still read, so a journal one of them left replays: format 1
 // (binary: u32 byte lengths, f64 numbers) and JSON arrays (a payload starting with "[").
 
+import { crc32 } from "node:zlib";
 import { StoreError } from "@opencomputer/runtime";
 
 /** One executed statement: its SQL text and the arguments it was run with. */
@@ -21,6 +22,8 @@ export const RECORD_HEADER = 24;
 
 const FORMAT_BINARY = 1;
 const FORMAT_TEXT = 2;
+/** The checksum of the format byte alone, which the payload's checksum continues from. */
+const FORMAT_TEXT_CRC = crc32(Buffer.from([FORMAT_TEXT]));
 const INITIAL_BYTES = 16 * 1024;
 const MAX_KEPT_BYTES = 1024 * 1024;
 const FORMAT_JSON = 0x5b; // "["
@@ -59,6 +62,15 @@ export class RecordBuilder {
 
   /** The payload, encoded into `buffer` after the header's room (`length` is then set). */
   payload(): Buffer {
+    this.encode();
+    return this.buffer.subarray(RECORD_HEADER, this.length);
+  }
+
+  /**
+   * Encodes the payload into `buffer` after the header's room and sets `length`. No view of the
+   * buffer is made: on Node 20 each `subarray` cost 1–3 µs until warmed up, two per record.
+   */
+  encode(): void {
     const text = this.text;
     // Room for the worst case (3 bytes per UTF-16 unit) without measuring a small record.
     let need = RECORD_HEADER + 1 + text.length * 3;
@@ -70,7 +82,14 @@ export class RecordBuilder {
     }
     this.buffer[RECORD_HEADER] = FORMAT_TEXT;
     this.length = RECORD_HEADER + 1 + this.buffer.write(text, RECORD_HEADER + 1, "utf8");
-    return this.buffer.subarray(RECORD_HEADER, this.length);
+  }
+
+  /**
+   * The CRC-32 of the encoded payload, computed from the text (Node encodes a string as UTF-8,
+   * as `encode` does), so no view of the payload's bytes is needed.
+   */
+  checksum(): number {
+    return crc32(this.text, FORMAT_TEXT_CRC);
   }
 
   /** Appends a statement that changed rows; all or nothing. */

@@ -44,6 +44,8 @@ export class Journal {
   private readonly fd: number;
   /** The database's file id, 8 bytes; set by the group commit once it has read it. */
   private owner: Buffer = Buffer.alloc(8);
+  /** `owner` as two little-endian u32s, written into each header without a copy call. */
+  private ownerWords: [number, number] = [0, 0];
 
   constructor(
     readonly path: string,
@@ -59,6 +61,7 @@ export class Journal {
     const id = Buffer.from(fileIdHex, "hex");
     if (id.length !== 8) throw new Error(`a journal file id is 8 bytes; got "${fileIdHex}"`);
     this.owner = id;
+    this.ownerWords = [id.readUInt32LE(0), id.readUInt32LE(4)];
   }
 
   /**
@@ -66,16 +69,18 @@ export class Journal {
    * killed process on return (and against power loss when opened with sync). Returns its length.
    */
   write(position: number, seq: number, builder: RecordBuilder): number {
-    const payload = builder.payload();
-    const record = builder.buffer.subarray(0, builder.length);
-    record.writeUInt32LE(payload.length, 0);
-    record.writeUInt32LE(crc32(payload), 4);
+    builder.encode();
+    const record = builder.buffer;
+    const length = builder.length;
+    record.writeUInt32LE(length - HEADER, 0);
+    record.writeUInt32LE(builder.checksum(), 4);
     record.writeDoubleLE(seq, 8);
-    this.owner.copy(record, 16);
+    record.writeUInt32LE(this.ownerWords[0], 16);
+    record.writeUInt32LE(this.ownerWords[1], 20);
     try {
       let written = 0;
-      while (written < record.length) {
-        written += writeSync(this.fd, record, written, record.length - written, position + written);
+      while (written < length) {
+        written += writeSync(this.fd, record, written, length - written, position + written);
       }
       if (this.sync) fdatasyncSync(this.fd);
     } catch (error) {
@@ -86,7 +91,7 @@ export class Journal {
       } catch {}
       throw error;
     }
-    return record.length;
+    return length;
   }
 
   size(): number {

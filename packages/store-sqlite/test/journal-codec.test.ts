@@ -1,6 +1,7 @@
 // The commit journal's record encoding: every argument kind comes back as it was bound, a value
 // that cannot be kept is refused with nothing half-written, and records in the binary and JSON
 // formats of earlier versions are still read.
+import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { decodeStatements, RECORD_HEADER, RecordBuilder } from "../src/journal-codec.ts";
 
@@ -81,6 +82,21 @@ describe("journal record encoding", () => {
     expect(roundTrip([["S 🧪 ?", odd]])).toEqual([
       ["S 🧪 ?", odd.map((v) => v.replace("\ud800", "\ufffd"))],
     ]);
+  });
+
+  it("takes the checksum from the text, equal to the checksum of the bytes written", () => {
+    for (const values of [
+      ["plain ascii"],
+      ["é🧪", "\ud800 lone", "end \udfff", "\u0000"],
+      ["x".repeat(70_000)],
+      [],
+    ]) {
+      const builder = new RecordBuilder();
+      builder.reset();
+      if (values.length > 0) builder.add("INSERT INTO t VALUES (?)", values);
+      const payload = builder.payload();
+      expect(builder.checksum()).toBe(crc32(payload));
+    }
   });
 
   it("reads the binary records of the previous version", () => {
