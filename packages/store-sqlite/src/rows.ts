@@ -22,11 +22,15 @@ export {
 } from "@opencomputer/runtime";
 
 export function toJson(value: unknown): string {
+  // A third of a run's JSON columns are null (a new session's result and question, a turn's
+  // error, a started call's output): no call for them.
+  if (value === null) return "null";
   // JSON.stringify(undefined) is undefined; the port's values are JSON, so treat it as null.
   return JSON.stringify(value) ?? "null";
 }
 
 export function fromJson<T>(text: string): T {
+  if (text === "null") return null as T;
   return JSON.parse(text) as T;
 }
 
