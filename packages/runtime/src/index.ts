@@ -83,6 +83,8 @@ export { createScriptModel } from "./models/script-model.ts";
 export {
   mergePatch,
   ownedBy,
+  RESULT_COLUMNS,
+  resultValues,
   SESSION_FIELDS,
   TURN_FIELDS,
   turnUpdateRun,

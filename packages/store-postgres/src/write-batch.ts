@@ -15,6 +15,8 @@ import {
   type NewEvent,
   ownedBy,
   queuesWork,
+  RESULT_COLUMNS,
+  resultValues,
   SESSION_FIELDS,
   type SessionPatch,
   StoreError,
@@ -29,6 +31,9 @@ import { labelIndex } from "./label-index.ts";
 import type { LeaseState } from "./lease.ts";
 import { encodePayload } from "./notify.ts";
 import { toJson } from "./rows.ts";
+
+const INSERT_RESULT = `INSERT INTO results (${RESULT_COLUMNS.join(", ")})
+  VALUES (${RESULT_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})`;
 
 /** What the guards need from the locked session row. */
 export interface LockedSession extends LeaseState {
@@ -195,25 +200,7 @@ export async function writeBatch(
       case "result.insert": {
         const r = op.record;
         ownedBy(r.sessionId, sessionId, "result", r.resultId);
-        await client.query(
-          `INSERT INTO results (session_id, result_id, agent_id, deployment_id, turn_id,
-             message_id, tool_call_id, result_tool, schema_digest, data_digest, data, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-          [
-            sessionId,
-            r.resultId,
-            r.agentId,
-            r.deploymentId,
-            r.turnId,
-            r.messageId,
-            r.toolCallId,
-            r.resultTool,
-            r.schemaDigest,
-            r.dataDigest,
-            toJson(r.data),
-            r.createdAt,
-          ],
-        );
+        await client.query(INSERT_RESULT, resultValues(r, toJson));
         break;
       }
       case "approval.insert":

@@ -12,6 +12,8 @@ import {
   mergePatch,
   type NewEvent,
   ownedBy,
+  RESULT_COLUMNS,
+  resultValues,
   SESSION_FIELDS,
   type SessionPatch,
   StoreError,
@@ -27,9 +29,8 @@ import { EVENT_CHUNK, type RowWriter } from "./row-writer.ts";
 import { toJson } from "./rows.ts";
 import type { StatementCache } from "./statements.ts";
 
-const INSERT_RESULT = `INSERT INTO results (session_id, result_id, agent_id, deployment_id,
-  turn_id, message_id, tool_call_id, result_tool, schema_digest, data_digest, data, created_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_RESULT = `INSERT INTO results (${RESULT_COLUMNS.join(", ")})
+  VALUES (${RESULT_COLUMNS.map(() => "?").join(", ")})`;
 
 export class BatchWriter {
   constructor(
@@ -152,22 +153,7 @@ export class BatchWriter {
         case "result.insert": {
           const r = op.record;
           ownedBy(r.sessionId, sessionId, "result", r.resultId);
-          this.statements
-            .get(INSERT_RESULT, sessionId)
-            .run(
-              sessionId,
-              r.resultId,
-              r.agentId,
-              r.deploymentId,
-              r.turnId,
-              r.messageId,
-              r.toolCallId,
-              r.resultTool,
-              r.schemaDigest,
-              r.dataDigest,
-              toJson(r.data),
-              r.createdAt,
-            );
+          this.statements.get(INSERT_RESULT, sessionId).run(resultValues(r, toJson));
           break;
         }
         case "approval.insert": {

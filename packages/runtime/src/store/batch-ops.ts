@@ -2,6 +2,7 @@
 // statements (store-sqlite and store-postgres write-batch.ts).
 import { StoreError } from "./errors.ts";
 import type { SessionPatch, TurnPatch, WriteOp } from "./port.ts";
+import type { ResultRecord } from "./records.ts";
 
 /**
  * The patchable fields of a session and of a turn, as both SQL stores write them:
@@ -25,6 +26,40 @@ export const TURN_FIELDS = [
   ["input", "input", true],
   ["mode", "mode", false],
 ] as const;
+
+/** The columns of a result row, in the order of `resultValues`. */
+export const RESULT_COLUMNS = [
+  "session_id",
+  "result_id",
+  "agent_id",
+  "deployment_id",
+  "turn_id",
+  "message_id",
+  "tool_call_id",
+  "result_tool",
+  "schema_digest",
+  "data_digest",
+  "data",
+  "created_at",
+] as const;
+
+/** A result record's values in RESULT_COLUMNS order; `json` stores the data as the store does. */
+export function resultValues(r: ResultRecord, json: (value: unknown) => string): unknown[] {
+  return [
+    r.sessionId,
+    r.resultId,
+    r.agentId,
+    r.deploymentId,
+    r.turnId,
+    r.messageId,
+    r.toolCallId,
+    r.resultTool,
+    r.schemaDigest,
+    r.dataDigest,
+    json(r.data),
+    r.createdAt,
+  ];
+}
 
 /** `into` with the fields `patch` sets; an undefined field sets nothing, as in the UPDATEs. */
 export function mergePatch<P extends SessionPatch | TurnPatch>(into: P, patch: P): P {
