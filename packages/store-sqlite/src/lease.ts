@@ -1,7 +1,7 @@
 // Lease rules (invariant 2). A lease is free when there is none or it expired (expiresAt <= now);
 // the holder may always extend its own lease at the same epoch; any change of holder increments
 // the epoch, which is the fencing token every write of the holder carries.
-import type { Lease } from "@opencomputer/runtime";
+import { type Lease, StoreError } from "@opencomputer/runtime";
 
 export interface LeaseRow {
   lease_runtime_id: string | null;
@@ -24,6 +24,27 @@ export function nextLease(
     return { runtimeId, epoch: epoch + 1, expiresAt };
   }
   return null;
+}
+
+/** Where a store change reads and writes a session's lease (the row writer). */
+export interface LeaseRows {
+  readLease(sessionId: string): LeaseRow | undefined;
+  writeLease(sessionId: string, lease: Lease): void;
+}
+
+/** Takes or extends the session's lease inside a store change; null when another holds it. */
+export function takeLease(
+  rows: LeaseRows,
+  sessionId: string,
+  runtimeId: string,
+  ttlMs: number,
+  now: number,
+): Lease | null {
+  const current = rows.readLease(sessionId);
+  if (current === undefined) throw new StoreError("session_not_found", `No session ${sessionId}.`);
+  const lease = nextLease(current, runtimeId, ttlMs, now);
+  if (lease !== null) rows.writeLease(sessionId, lease);
+  return lease;
 }
 
 export const SELECT_LEASE =

@@ -16,7 +16,6 @@ import {
   type SessionFilter,
   type SessionRecord,
   type Store,
-  StoreError,
   type ToolCallRecord,
   type TurnRecord,
   type WriteBatch,
@@ -26,7 +25,7 @@ import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approval-
 import { DeferredRowWriter } from "./deferred-rows.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { Journal } from "./journal.ts";
-import { nextLease, RELEASE_LEASE, RENEW_LEASE } from "./lease.ts";
+import { RELEASE_LEASE, RENEW_LEASE, takeLease } from "./lease.ts";
 import { PendingRows } from "./pending-rows.ts";
 import type { RowWriter } from "./row-writer.ts";
 import {
@@ -150,11 +149,11 @@ export class SqliteStore implements Store {
       this.createInTx(session, events),
     );
     this.acquireTx = tx((sessionId: string, runtimeId: string, ttlMs: number, now: number) =>
-      this.acquireInTx(sessionId, runtimeId, ttlMs, now),
+      takeLease(this.rows, sessionId, runtimeId, ttlMs, now),
     );
     this.leasedApplyTx = tx(
       (sessionId: string, runtimeId: string, ttlMs: number, batch: WriteBatch) => {
-        const lease = this.acquireInTx(sessionId, runtimeId, ttlMs, Date.now());
+        const lease = takeLease(this.rows, sessionId, runtimeId, ttlMs, Date.now());
         if (lease === null) return null;
         return { lease, events: writer.write(sessionId, { ...batch, fence: lease }) };
       },
@@ -479,23 +478,6 @@ export class SqliteStore implements Store {
     this.rows.insertSession(params);
     this.writer.appendEvents(session.id, 0, isoNow(), events);
     return { session: inserted, created: true };
-  }
-
-  private acquireInTx(
-    sessionId: string,
-    runtimeId: string,
-    ttlMs: number,
-    now: number,
-  ): Lease | null {
-    const current = this.rows.readLease(sessionId);
-    if (current === undefined) {
-      throw new StoreError("session_not_found", `No session ${sessionId}.`);
-    }
-    const lease = nextLease(current, runtimeId, ttlMs, now);
-    if (lease !== null) {
-      this.rows.writeLease(sessionId, lease);
-    }
-    return lease;
   }
 }
 
