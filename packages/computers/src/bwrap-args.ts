@@ -1,4 +1,4 @@
-import type { SandboxHost } from "./sandbox-host.ts";
+import { SANDBOX_GID, SANDBOX_UID, type SandboxHost } from "@opencomputer/sandbox";
 import { CONTROL_DIR, SANDBOX_LOOP } from "./sandbox-loop.ts";
 
 export interface SandboxLimits {
@@ -57,9 +57,7 @@ const ETC_ENTRIES = [
   "ssl",
 ];
 
-/** The uid/gid commands run as inside the sandbox, and (when we are root) on the host too. */
-export const SANDBOX_UID = 65534;
-export const SANDBOX_GID = 65534;
+export { SANDBOX_GID, SANDBOX_UID };
 
 export function buildBwrapArgs(host: SandboxHost, spec: SandboxSpec): string[] {
   const args = [

@@ -1,7 +1,7 @@
 import { chown, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { Cgroups, ComputerGroup, SandboxHost } from "@opencomputer/sandbox";
 import { SANDBOX_GID, SANDBOX_UID, type SandboxLimits } from "./bwrap-args.ts";
-import type { Cgroups, ComputerGroup } from "./cgroups.ts";
 import type { Clock } from "./clock.ts";
 import type {
   Computer,
@@ -13,7 +13,6 @@ import type {
 } from "./computer-provider.ts";
 import { readBounded, removeQuietly } from "./read-output.ts";
 import { ResidentSandbox } from "./resident-sandbox.ts";
-import type { SandboxHost } from "./sandbox-host.ts";
 
 export interface GenerationSettings {
   host: SandboxHost;

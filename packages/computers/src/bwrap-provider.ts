@@ -1,9 +1,16 @@
 import { createHash } from "node:crypto";
 import { chmod, chown, mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import {
+  type CgroupStatus,
+  type Cgroups,
+  DEFAULT_CGROUP_ROOT,
+  detectCgroups,
+  discoverSandboxHost,
+  type SandboxHost,
+} from "@opencomputer/sandbox";
 import { SANDBOX_GID, SANDBOX_UID, type SandboxLimits } from "./bwrap-args.ts";
 import { BwrapComputer, type GenerationHooks } from "./bwrap-computer.ts";
-import { type CgroupStatus, type Cgroups, DEFAULT_CGROUP_ROOT, detectCgroups } from "./cgroups.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type {
   AcquireOptions,
@@ -12,7 +19,6 @@ import type {
   LifecycleEvent,
   ReleaseReason,
 } from "./computer-provider.ts";
-import { discoverSandboxHost, type SandboxHost } from "./sandbox-host.ts";
 
 export interface BubblewrapProviderOptions {
   /** Workspaces live at `<rootDir>/workspaces/<sessionId>`, each generation's /tmp under `scratch/`. */

@@ -1,3 +1,8 @@
+export {
+  BubblewrapMissingError,
+  type CgroupStatus,
+  discoverSandboxHost,
+} from "@opencomputer/sandbox";
 export type { SandboxLimits } from "./bwrap-args.ts";
 export { BwrapComputer } from "./bwrap-computer.ts";
 export {
@@ -6,7 +11,6 @@ export {
   DEFAULT_LIMITS,
   MAX_COMMAND_SECONDS,
 } from "./bwrap-provider.ts";
-export type { CgroupStatus } from "./cgroups.ts";
 export { type Clock, systemClock } from "./clock.ts";
 export type {
   AcquireOptions,
@@ -20,7 +24,6 @@ export type {
   RunOutcome,
   RunResult,
 } from "./computer-provider.ts";
-export { BubblewrapMissingError, discoverSandboxHost } from "./sandbox-host.ts";
 export {
   createShellTools,
   DEFAULT_TIMEOUT_SECONDS,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
+import type { ComputerGroup, SandboxHost } from "@opencomputer/sandbox";
 import {
   buildBwrapArgs,
   SANDBOX_GID,
@@ -8,9 +9,7 @@ import {
   type SandboxSpec,
   sandboxEnv,
 } from "./bwrap-args.ts";
-import type { ComputerGroup } from "./cgroups.ts";
 import { identify, type ProcessIdentity, waitForExit } from "./process-watch.ts";
-import type { SandboxHost } from "./sandbox-host.ts";
 import { commandFrame, STATUS_FD } from "./sandbox-loop.ts";
 
 const INFO_FD = 3;

@@ -23,6 +23,13 @@ export interface SandboxHost {
   runningAsRoot: boolean;
 }
 
+/**
+ * The uid/gid sandboxed code runs as inside the sandbox and, when the runtime is root, on the
+ * host too (bwrap is started as this uid so its user namespace maps nobody to nobody).
+ */
+export const SANDBOX_UID = 65534;
+export const SANDBOX_GID = 65534;
+
 export class BubblewrapMissingError extends Error {
   readonly code = "bubblewrap_missing";
 }

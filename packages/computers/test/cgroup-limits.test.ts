@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_CGROUP_ROOT } from "@opencomputer/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_CGROUP_ROOT, detectCgroups } from "../src/cgroups.ts";
 import { type Harness, harness, hostProcesses, output, requireBubblewrap } from "./helpers.ts";
 
 const MIB = 1024 ** 2;
@@ -109,41 +108,5 @@ describe("without usable control groups", () => {
       reason: "no cgroup filesystem at /nonexistent/cgroup-root",
     });
     expect(output(await h.run("plain", { command: "echo works" })).stdout).toBe("works\n");
-  });
-});
-
-describe("cgroup v2 file layout (a plain directory standing in for cgroupfs)", () => {
-  const fake = mkdtempSync(join(tmpdir(), "oc-cgroup2-"));
-  afterAll(() => rmSync(fake, { recursive: true, force: true }));
-
-  it("refuses a v2 root without the needed controllers", () => {
-    const root = mkdtempSync(join(fake, "bare-"));
-    writeFileSync(join(root, "cgroup.controllers"), "cpu io\n");
-    const { cgroups, status } = detectCgroups(root);
-    expect(cgroups).toBeUndefined();
-    expect(status).toEqual({
-      enabled: false,
-      reason: `cgroup v2 at ${root} lacks the memory, pids controller(s)`,
-    });
-  });
-
-  it("enables the controllers and writes memory.max, pids.max and cpu.max", () => {
-    const root = mkdtempSync(join(fake, "v2-"));
-    writeFileSync(join(root, "cgroup.controllers"), "cpuset cpu io memory pids\n");
-    writeFileSync(join(root, "cgroup.subtree_control"), "\n");
-    const { cgroups, status } = detectCgroups(root);
-    expect(status).toMatchObject({ enabled: true, version: 2 });
-    if (!cgroups) throw new Error("expected v2 support");
-    const [parent] = cgroups.parentPaths;
-    expect(readTrimmed(join(root, "cgroup.subtree_control"))).toBe("+memory +pids +cpu");
-    expect(readTrimmed(join(parent ?? "", "cgroup.subtree_control"))).toBe("+memory +pids +cpu");
-    const group = cgroups.create("one", { totalMemoryBytes: 3 * MIB, maxTasks: 7, cpus: 1.5 });
-    const dir = join(parent ?? "", "one");
-    expect(group.paths).toEqual([dir]);
-    expect(readTrimmed(join(dir, "memory.max"))).toBe(String(3 * MIB));
-    expect(readTrimmed(join(dir, "pids.max"))).toBe("7");
-    expect(readTrimmed(join(dir, "cpu.max"))).toBe("150000 100000");
-    writeFileSync(join(dir, "memory.events"), "low 0\nhigh 0\nmax 4\noom 2\noom_kill 2\n");
-    expect(group.oomKills()).toBe(2);
   });
 });
