@@ -2,6 +2,8 @@
 // enforces (the gateway never trusts the client's check). Dot segments are resolved the way an
 // origin server would, including percent-encoded ones, and the result must stay under the
 // connection's pathPrefix, so `/v1/../admin` cannot reach `/admin` through a `/v1` connection.
+// Servlet containers (Tomcat, Jetty) drop a `;` path parameter before resolving, so `..;` and
+// `.;` (also encoded, `%2e%2e;`, `..%3b`) are dot segments too.
 
 export type PathCheck =
   | { ok: true; path: string }
@@ -29,7 +31,7 @@ export function checkEgressPath(path: unknown, pathPrefix: string): PathCheck {
   const segments = pathname.slice(1).split("/");
   const kept: string[] = [];
   for (const raw of segments) {
-    const segment = raw.replace(/%2e/gi, ".");
+    const segment = dotForm(raw);
     if (segment === ".") continue;
     if (segment === "..") {
       if (kept.length === 0) return invalid("climbs above the origin's root with '..'");
@@ -38,7 +40,7 @@ export function checkEgressPath(path: unknown, pathPrefix: string): PathCheck {
     }
     kept.push(raw);
   }
-  const last = segments[segments.length - 1]?.replace(/%2e/gi, ".");
+  const last = dotForm(segments[segments.length - 1] ?? "");
   const trailing = last === "" || last === "." || last === "..";
   let normalized = `/${kept.join("/")}`;
   if (trailing && !normalized.endsWith("/")) normalized += "/";
@@ -50,6 +52,14 @@ export function checkEgressPath(path: unknown, pathPrefix: string): PathCheck {
     };
   }
   return { ok: true, path: normalized + query };
+}
+
+/** A segment as an origin resolves it: `%2e` decoded, any `;` parameter (also `%3b`) dropped. */
+function dotForm(segment: string): string {
+  const decoded = segment.replace(/%2e/gi, ".").replace(/%3b/gi, ";");
+  const parameterAt = decoded.indexOf(";");
+  const name = parameterAt === -1 ? decoded : decoded.slice(0, parameterAt);
+  return name === "." || name === ".." ? name : decoded;
 }
 
 function withinPrefix(path: string, prefix: string): boolean {
