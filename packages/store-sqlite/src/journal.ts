@@ -24,6 +24,7 @@ import {
 } from "node:fs";
 import { crc32 } from "node:zlib";
 import { StoreError } from "@opencomputer/runtime";
+import { tighten } from "./file-modes.ts";
 import {
   decodeStatements,
   type JournalStatement,
@@ -53,6 +54,7 @@ export class Journal {
   ) {
     // Created if missing; written through a descriptor without O_APPEND, at chosen positions.
     closeSync(openSync(path, "a", 0o600));
+    tighten(path);
     this.fd = openSync(path, "r+");
   }
 

@@ -23,6 +23,7 @@ import {
 import Database from "better-sqlite3";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approval-rows.ts";
 import { DeferredRowWriter } from "./deferred-rows.ts";
+import { protectStoreFiles } from "./file-modes.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { Journal } from "./journal.ts";
 import { RELEASE_LEASE, RENEW_LEASE, takeLease } from "./lease.ts";
@@ -101,6 +102,7 @@ export class SqliteStore implements Store {
   private readonly group: GroupCommit | null;
 
   constructor(options: SqliteStoreOptions) {
+    protectStoreFiles(options.path);
     const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
     this.database = db;
     try {
