@@ -1,0 +1,84 @@
+// Writes the events and records sections of docs/api.md from the protocol, between marker
+// comments. `npm run docs:api` rewrites them; packages/protocol/test/api-docs.test.ts fails when
+// the file and the protocol disagree, so the reference cannot drift from what is checked.
+
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import {
+  approvalViewShape,
+  EVENT_FAMILIES,
+  resultRecordShape,
+  sessionListRowShape,
+  sessionViewShape,
+  turnViewShape,
+} from "../src/index.ts";
+import { approvalCardShape, decisionShape } from "../src/records/approval.ts";
+import { agentInputShape } from "../src/records/input.ts";
+import {
+  openQuestionShape,
+  runtimeStateShape,
+  sessionResultShape,
+  turnErrorShape,
+} from "../src/records/session.ts";
+import type { Shape } from "../src/shape.ts";
+
+export const API_DOC = fileURLToPath(new URL("../../../docs/api.md", import.meta.url));
+
+const cell = (text: string) => `\`${text.replaceAll("|", "\\|")}\``;
+
+export function eventsSection(): string {
+  const lines = ["| family | type | `data` |", "| ------ | ---- | ------ |"];
+  for (const [family, events] of Object.entries(EVENT_FAMILIES)) {
+    for (const [type, shape] of Object.entries(events as Record<string, Shape<unknown>>)) {
+      lines.push(`| ${family} | \`${type}\` | ${cell(shape.describe())} |`);
+    }
+  }
+  return lines.join("\n");
+}
+
+const RECORDS: Array<[string, Shape<unknown>]> = [
+  ["Session (`GET /sessions/<id>`)", sessionViewShape],
+  ["Session list row (`GET /sessions`)", sessionListRowShape],
+  ["Turn", named(turnViewShape)],
+  ["TurnError", named(turnErrorShape)],
+  ["SessionResult (`session.result`)", named(sessionResultShape)],
+  ["AgentInput", named(agentInputShape)],
+  ["Question (`session.question`)", named(openQuestionShape)],
+  ["Computer (`session.runtime`)", named(runtimeStateShape)],
+  ["Approval (`GET /approvals/<id>`)", approvalViewShape],
+  ["ApprovalCard", named(approvalCardShape)],
+  ["Decision", named(decisionShape)],
+  ["Result record", resultRecordShape],
+];
+
+/** A named shape describes itself by name; the records table spells it out once. */
+function named(shape: Shape<unknown>): Shape<unknown> {
+  return {
+    ...shape,
+    describe: () => (shape as { inner?: Shape<unknown> }).inner?.describe() ?? shape.describe(),
+  };
+}
+
+export function recordsSection(): string {
+  const lines = ["| record | fields |", "| ------ | ------ |"];
+  for (const [name, shape] of RECORDS) lines.push(`| ${name} | ${cell(shape.describe())} |`);
+  return lines.join("\n");
+}
+
+/** Replaces what stands between `<!-- protocol:NAME -->` and `<!-- /protocol:NAME -->`. */
+export function withSection(doc: string, name: string, body: string): string {
+  const start = `<!-- protocol:${name} -->`;
+  const end = `<!-- /protocol:${name} -->`;
+  const from = doc.indexOf(start);
+  const to = doc.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`docs/api.md has no ${start} … ${end} section`);
+  return `${doc.slice(0, from + start.length)}\n${body}\n${doc.slice(to)}`;
+}
+
+export function generatedApiDoc(doc: string): string {
+  return withSection(withSection(doc, "events", eventsSection()), "records", recordsSection());
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  writeFileSync(API_DOC, generatedApiDoc(readFileSync(API_DOC, "utf8")));
+}

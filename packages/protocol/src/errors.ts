@@ -1,0 +1,57 @@
+// The codes clients branch on: API error codes with their HTTP statuses, and the public
+// failure codes a turn can end with. The runtime's own error text is never part of either.
+
+/** `{ error: { code, message, path? } }`: the body of every failed API call. */
+export interface ApiErrorBody {
+  error: { code: ApiErrorCode | "internal"; message: string; path?: string };
+}
+
+/** Each API error code and the status it is answered with. */
+export const API_ERROR_STATUS = {
+  invalid_input: 400,
+  invalid_query: 400,
+  invalid_json: 400,
+  invalid_body: 400,
+  invalid_agent: 400,
+  unauthorized: 401,
+  not_found: 404,
+  agent_not_found: 404,
+  method_not_allowed: 405,
+  session_ended: 409,
+  idempotency_conflict: 409,
+  approval_decided: 409,
+  approval_state: 409,
+  no_open_question: 409,
+  question_mismatch: 409,
+  steering_limit: 409,
+  body_too_large: 413,
+} as const satisfies Record<string, number>;
+
+export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+
+export function isApiErrorCode(code: string): code is ApiErrorCode {
+  return Object.hasOwn(API_ERROR_STATUS, code);
+}
+
+/** Why a turn failed or was cancelled (`turn.failed` / `turn.cancelled`, `session.failed`). */
+export const FAILURE_CODES = [
+  "interrupted",
+  "session_ended",
+  "runtime_lost",
+  "runtime_failed",
+  "deployment_invalid",
+  "model_unavailable",
+  "model_rejected",
+  "context_too_long",
+  "tool_failed",
+  "sandbox_timeout",
+  "sandbox_failed",
+  "agent_failed",
+] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+/** The failure codes a model step maps a provider's error to. */
+export type ModelFailureCode = Extract<
+  FailureCode,
+  "model_unavailable" | "model_rejected" | "context_too_long"
+>;

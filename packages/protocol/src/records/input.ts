@@ -1,0 +1,58 @@
+import {
+  array,
+  type Infer,
+  json,
+  named,
+  object,
+  oneOf,
+  optional,
+  type Shape,
+  string,
+} from "../shape.ts";
+
+export const INPUT_SOURCES = [
+  "user",
+  "system",
+  "schedule",
+  "webhook",
+  "channel",
+  "subagent",
+  "event",
+] as const;
+export type InputSource = (typeof INPUT_SOURCES)[number];
+
+export const answerShape = object({
+  questionId: string(),
+  text: optional(string()),
+  value: optional(string()),
+});
+export type Answer = Infer<typeof answerShape>;
+
+/** What `useInput()` returns and what a turn carries: the input of one turn. */
+export interface AgentInput {
+  source: InputSource;
+  text?: string;
+  payload?: Infer<ReturnType<typeof json>>;
+  answer?: Answer;
+  steering?: AgentInput[];
+}
+
+// Steering nests inputs; one level of shape is enough to check what the engine writes (held
+// inputs are themselves plain inputs without steering).
+const plainInput = object({
+  source: oneOf(INPUT_SOURCES),
+  text: optional(string()),
+  payload: optional(json()),
+  answer: optional(answerShape),
+});
+
+export const agentInputShape: Shape<AgentInput> = named(
+  "AgentInput",
+  object({
+    source: oneOf(INPUT_SOURCES),
+    text: optional(string()),
+    payload: optional(json()),
+    answer: optional(answerShape),
+    steering: optional(array(plainInput)),
+  }),
+) as Shape<AgentInput>;
