@@ -27,13 +27,14 @@ export function createDeploymentAgents(projectDir: string): AgentResolver {
 
   return {
     async describe(agentRef) {
-      const { agentId } = parseAgentRef(agentRef);
+      const { agentId, alias } = parseAgentRef(agentRef);
       // Read on every call, so sessions created after a new build pin the new deployment.
       const deploymentId = readCurrent(dir, agentId);
       if (!deploymentId) {
+        // API callers see this message: the agent and alias, not the server's directories.
         throw new AgentNotFoundError(
           "agent_not_found",
-          `No deployment of agent "${agentId}" in ${dir}: run \`opencomputer build\` in the project first`,
+          `No deployment of agent "${agentId}" (alias ${alias}): run \`opencomputer build\` in the project first`,
           { path: "agentId" },
         );
       }

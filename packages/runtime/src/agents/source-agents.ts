@@ -45,15 +45,15 @@ export function createSourceAgents(projectDir: string): AgentResolver {
   // deployment id is computed once, from those sources, and stays true for the process's life.
   const deploymentIds = new Map<string, string>();
 
-  function agentDir(agentId: string): string {
+  // The message reaches API callers: it names the agent and the project-relative file, never
+  // where the project lives on the server.
+  function agentDir(agentId: string, alias?: string): string {
     const dir = join(root, "opencomputer", "agents", agentId);
     if (!existsSync(join(dir, "agent.ts"))) {
       throw new AgentNotFoundError(
         "agent_not_found",
-        `No agent "${agentId}": ${join(dir, "agent.ts")} does not exist`,
-        {
-          path: "agentId",
-        },
+        `No agent "${agentId}"${alias ? ` (alias ${alias})` : ""}: the project has no opencomputer/agents/${agentId}/agent.ts`,
+        { path: "agentId" },
       );
     }
     return dir;
@@ -61,10 +61,10 @@ export function createSourceAgents(projectDir: string): AgentResolver {
 
   return {
     async describe(agentRef) {
-      const { agentId } = parseAgentRef(agentRef);
+      const { agentId, alias } = parseAgentRef(agentRef);
       let deploymentId = deploymentIds.get(agentId);
       if (!deploymentId) {
-        deploymentId = `src_${digestDir(agentDir(agentId))}`;
+        deploymentId = `src_${digestDir(agentDir(agentId, alias))}`;
         deploymentIds.set(agentId, deploymentId);
       }
       return { agentId, deploymentId };
