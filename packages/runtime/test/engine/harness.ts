@@ -17,6 +17,7 @@ import {
   type WorkerSettings,
 } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
+import { protocolChecked } from "../protocol-check.ts";
 
 export interface Harness {
   dir: string;
@@ -63,6 +64,7 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "oc-engine-"));
   mkdirSync(join(dir, "opencomputer", "scripts"), { recursive: true });
   const store = createSqliteStore({ path: join(dir, "data.db") });
+  const checked = protocolChecked(store);
   const logs: Harness["logs"] = [];
   const log: Logger = {
     error: (message, fields) =>
@@ -92,7 +94,7 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
       ...rest
     } = options;
     const rt = createRuntime({
-      store: wrapStore ? wrapStore(store) : store,
+      store: wrapStore ? wrapStore(checked.store) : checked.store,
       agents: createStaticAgents({ projectDir: dir, agents, ...(modules ? { modules } : {}) }),
       execution: execution ?? "in-process",
       models: createModelResolver({
@@ -139,6 +141,11 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
       for (const rt of runtimes) await rt.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
+      if (checked.problems.length > 0) {
+        throw new Error(
+          `Events that do not match @opencomputer/protocol:\n${checked.problems.join("\n")}`,
+        );
+      }
     },
   };
 }
