@@ -6,6 +6,7 @@ import { analyzeProject, type BuildTimings, type CheckOptions } from "./check.ts
 import { loadProjectConnections } from "./connections.ts";
 import { type Deployment, deploymentContent, setCurrent, writeDeployment } from "./deployment.ts";
 import type { BuildError, BuildWarning } from "./errors.ts";
+import { type BuildIsolation, buildIsolation } from "./isolation.ts";
 import { deploymentsDir } from "./project.ts";
 
 export interface BuildOptions extends CheckOptions {
@@ -22,16 +23,23 @@ export interface BuildResult {
   /** Agent ids whose deployment this build created (the others were already on disk). */
   created: string[];
   timings: BuildTimings;
+  /** What confined the project's code while it loaded (print it when `kind` is not `sandbox`). */
+  isolation: Pick<BuildIsolation, "kind" | "description">;
 }
 
 export async function buildProject(dir: string, options: BuildOptions = {}): Promise<BuildResult> {
+  // One choice for both children that run project code.
+  const isolation = options.isolation ?? buildIsolation(dir);
   // Connection modules load in their own child, beside the tools' check (connections.ts).
-  const loadingConnections = loadProjectConnections(dir);
-  const analysis = await analyzeProject(dir, options);
+  const loadingConnections = loadProjectConnections(dir, isolation);
+  const analysis = await analyzeProject(dir, { ...options, isolation });
   const { project, agents, warnings, bundles, timings } = analysis;
   const connections = await loadingConnections;
   const errors = [...analysis.errors, ...connections.errors];
-  if (errors.length > 0) return { deployments: [], errors, warnings, created: [], timings };
+  const confined = analysis.isolation;
+  if (errors.length > 0) {
+    return { deployments: [], errors, warnings, created: [], timings, isolation: confined };
+  }
 
   const started = performance.now();
   const now = (options.now ?? (() => new Date()))();
@@ -61,5 +69,6 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
     warnings,
     created,
     timings: { ...timings, writeMs, totalMs: timings.totalMs + writeMs },
+    isolation: confined,
   };
 }

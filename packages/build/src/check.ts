@@ -2,6 +2,7 @@
 // read the sources (imports, defineTool calls, result-tool rules, output schemas), load the
 // modules in a child process (input schemas, descriptions, kinds), and bundle each agent.
 // The child starts first, loading and bundling then run side by side after the static phase.
+// Loading runs project code, so the child is confined by the options' isolation (isolation.ts).
 
 import { performance } from "node:perf_hooks";
 import { jsonDigest } from "@opencomputer/runtime";
@@ -9,6 +10,7 @@ import { bundleAgent } from "./bundle.ts";
 import type { DeploymentTool, ResultToolRecord } from "./deployment.ts";
 import { type BuildError, type BuildWarning, sortErrors } from "./errors.ts";
 import type { ModuleGraph } from "./graph.ts";
+import { type BuildIsolation, buildIsolation } from "./isolation.ts";
 import type { LoadedTool } from "./load-protocol.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, type LoadResult, startLoader } from "./load-tools.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
@@ -20,6 +22,11 @@ import type { StaticTool } from "./tools.ts";
 export interface CheckOptions {
   /** How long loading the tool modules may take, in milliseconds (default 10 000). */
   loadTimeoutMs?: number;
+  /**
+   * How the project's code is confined while it loads; default `buildIsolation(dir)`: the
+   * bubblewrap sandbox where possible, else a plain process with a minimal environment.
+   */
+  isolation?: BuildIsolation;
 }
 
 export interface AgentReport {
@@ -51,6 +58,8 @@ export interface CheckResult {
   /** Problems that do not fail the build (e.g. a tool schema OpenAI's strict mode refuses). */
   warnings: BuildWarning[];
   timings: BuildTimings;
+  /** What confined the project's code while it loaded (print it when `kind` is not `sandbox`). */
+  isolation: Pick<BuildIsolation, "kind" | "description">;
 }
 
 /** The check's result plus each agent's bundle, for the build to write. */
@@ -60,15 +69,16 @@ export interface Analysis extends CheckResult {
 }
 
 export async function checkProject(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
-  const { agents, errors, warnings, timings } = await analyzeProject(dir, options);
-  return { agents, errors, warnings, timings };
+  const { agents, errors, warnings, timings, isolation } = await analyzeProject(dir, options);
+  return { agents, errors, warnings, timings, isolation };
 }
 
 export async function analyzeProject(dir: string, options: CheckOptions = {}): Promise<Analysis> {
   const started = performance.now();
   const project = openProject(dir);
+  const isolation = options.isolation ?? buildIsolation(project.root);
   // Started before anything else: Node's start-up overlaps the static phase.
-  const loader = startLoader(project, options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
+  const loader = startLoader(project, isolation, options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
   let sources: Sources;
   try {
     sources = readSources(project);
@@ -120,6 +130,7 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
     warnings: sortErrors(strictSchemaWarnings(states, loaded)),
     bundles,
     timings: { parseMs: graph.parseMs, analyzeMs, loadMs, bundleMs, writeMs: 0, totalMs },
+    isolation: { kind: isolation.kind, description: isolation.description },
   };
 }
 

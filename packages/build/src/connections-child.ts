@@ -1,9 +1,10 @@
-// Runs in a child process (`node --import tsx connections-child.ts`), like load-child.ts for
-// tools: imports each connection module and sends back the declarations of the connections it
+// Runs in a child process (`node --import tsx connections-child.ts`), confined like load-child.ts
+// for tools: imports each connection module and sends back the declarations of the connections it
 // exports, or why it failed. Never imported by the build itself.
 
 import { pathToFileURL } from "node:url";
 import { connectionDeclaration, isConnection, OpenComputerError } from "@opencomputer/agent";
+import { awaitKill } from "./child-end.ts";
 import type { ConnectionsMessage } from "./connections.ts";
 
 async function main(): Promise<void> {
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
     }
   }
   await new Promise<void>((resolve) => process.send?.(results, () => resolve()));
-  process.exit(0);
+  awaitKill();
 }
 
 void main();

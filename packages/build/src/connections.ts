@@ -1,15 +1,16 @@
 // Connections of a deployment: the modules in `opencomputer/agents/<id>/connections/*.ts` and
-// `opencomputer/connections/*.ts` are loaded (in a child process, as tool modules are) and the
-// connections they export are recorded in the manifest — id, origin, headers with secret
-// references (names only), methods, pathPrefix — which is all the egress gateway allows.
+// `opencomputer/connections/*.ts` are loaded (in a child process confined as tool modules are,
+// load-process.ts) and the connections they export are recorded in the manifest — id, origin,
+// headers with secret references (names only), methods, pathPrefix — which is all the egress
+// gateway allows.
 
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import type { ConnectionDeclaration } from "@opencomputer/agent";
 import type { BuildError } from "./errors.ts";
+import type { BuildIsolation } from "./isolation.ts";
+import { startLoadProcess } from "./load-process.ts";
 import { openProject, type Project, relativePath } from "./project.ts";
 
 export type ConnectionsMessage = Array<
@@ -18,7 +19,6 @@ export type ConnectionsMessage = Array<
 >;
 
 const CHILD_SCRIPT = fileURLToPath(new URL("./connections-child.ts", import.meta.url));
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const MODULE_FILE = /^[^.].*\.(ts|mts|js|mjs)$/;
 
 /** The connection modules an agent may use: its own first, then the project's shared ones. */
@@ -40,20 +40,21 @@ export function connectionModules(project: Project, agentId: string): string[] {
 }
 
 /** Every agent directory's connections (an agent.ts beside them makes it an agent). */
-export function loadProjectConnections(dir: string) {
+export function loadProjectConnections(dir: string, isolation: BuildIsolation) {
   const project = openProject(dir);
   const agentIds = existsSync(project.agentsDir)
     ? readdirSync(project.agentsDir, { withFileTypes: true })
         .filter((e) => e.isDirectory() && existsSync(join(project.agentsDir, e.name, "agent.ts")))
         .map((e) => e.name)
     : [];
-  return loadConnections(project, agentIds);
+  return loadConnections(project, agentIds, isolation);
 }
 
 /** Each agent's connections (sorted by id), or the errors that refuse them. */
 export async function loadConnections(
   project: Project,
   agentIds: readonly string[],
+  isolation: BuildIsolation,
   timeoutMs = 30_000,
 ): Promise<{ byAgent: Map<string, ConnectionDeclaration[]>; errors: BuildError[] }> {
   const byAgent = new Map<string, ConnectionDeclaration[]>();
@@ -62,7 +63,7 @@ export async function loadConnections(
   const files = [...new Set([...modules.values()].flat())];
   if (files.length === 0) return { byAgent, errors };
   const loaded = new Map<string, ConnectionDeclaration[]>();
-  for (const result of await runChild(project, files, timeoutMs)) {
+  for (const result of await runChild(project, files, isolation, timeoutMs)) {
     const rel = relativePath(project, result.file);
     if ("error" in result) {
       errors.push({
@@ -107,28 +108,27 @@ export async function loadConnections(
 function runChild(
   project: Project,
   files: string[],
+  isolation: BuildIsolation,
   timeoutMs: number,
 ): Promise<ConnectionsMessage> {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", TSX_LOADER, CHILD_SCRIPT, JSON.stringify(files)],
-      {
-        cwd: project.root,
-        stdio: ["ignore", "ignore", "pipe", "ipc"],
-      },
+    const started = startLoadProcess(
+      project,
+      isolation,
+      CHILD_SCRIPT,
+      [JSON.stringify(files)],
+      ["ignore", "ignore", "pipe", "ipc"],
     );
+    const { child } = started;
     let stderr = "";
-    let answer: ConnectionsMessage | undefined;
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString("utf8")).slice(-2000);
-    });
-    child.on("message", (message) => {
-      answer = message as ConnectionsMessage;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("exit", () => {
+    let settled = false;
+    // The answer, an exit, a failure to start or the time limit: whichever comes first ends the
+    // child and everything its modules started.
+    const settle = (answer?: ConnectionsMessage) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
+      started.stop();
       resolve(
         answer ??
           files.map((file) => ({
@@ -139,7 +139,17 @@ function runChild(
             },
           })),
       );
+    };
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString("utf8")).slice(-2000);
     });
+    child.on("message", (message) => settle(message as ConnectionsMessage));
+    child.on("error", (error) => {
+      stderr ||= error.message;
+      settle();
+    });
+    child.on("exit", () => settle());
+    const timer = setTimeout(() => settle(), timeoutMs);
   });
 }
 

@@ -34,6 +34,12 @@ export {
   formatErrors,
   formatWarnings,
 } from "./errors.ts";
+export {
+  type BuildIsolation,
+  buildIsolation,
+  sandboxUnavailable,
+  UNPRIVILEGED_ID,
+} from "./isolation.ts";
 export { assertToolsMatch, compareTools, type Mismatch, type ToolModules } from "./load-check.ts";
 export { DEFAULT_LOAD_TIMEOUT_MS } from "./load-tools.ts";
 export { deploymentsDir } from "./project.ts";

@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { dirname, isAbsolute, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isTool } from "@opencomputer/agent";
+import { awaitKill } from "./child-end.ts";
 import type { LoadedTool, LoadFailure, LoadMessage, LoadRequest } from "./load-protocol.ts";
 
 function send(message: LoadMessage): Promise<void> {
@@ -32,8 +33,7 @@ async function load({ root, modules }: LoadRequest): Promise<void> {
     }
   }
   await send({ type: "done" });
-  // Modules may leave timers or sockets open; the build has what it needs.
-  process.exit(0);
+  awaitKill();
 }
 
 function toolsOf(ns: Record<string, unknown>): LoadedTool[] {

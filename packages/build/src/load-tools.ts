@@ -1,12 +1,14 @@
 // Loads the project's modules in one child process, with a time limit, to learn what only
 // running them can tell: input schemas built at load, descriptions, and tool kinds. One child
 // per build keeps the cost to a single Node start however many modules there are, and it is
-// started first, so that start overlaps the static phase.
+// started first, so that start overlaps the static phase. The child runs project code, so it is
+// confined as the isolation says (load-process.ts) and killed, with all it started, at the end.
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import type { ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import type { BuildError } from "./errors.ts";
+import type { BuildIsolation } from "./isolation.ts";
+import { type LoadProcess, startLoadProcess } from "./load-process.ts";
 import type { LoadedTool, LoadFailure, LoadMessage, LoadRequest } from "./load-protocol.ts";
 import { isInside, type Project, relativePath } from "./project.ts";
 
@@ -34,16 +36,22 @@ export interface Loader {
 }
 
 const CHILD_SCRIPT = fileURLToPath(new URL("./load-child.ts", import.meta.url));
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const STDERR_KEEP = 4096;
 
 /** Starts the loader process now; `load` sends it the modules once they are known. */
-export function startLoader(project: Project, timeoutMs = DEFAULT_LOAD_TIMEOUT_MS): Loader {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, CHILD_SCRIPT], {
-    cwd: project.root,
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-  });
-  const session = new LoadSession(project, child, timeoutMs);
+export function startLoader(
+  project: Project,
+  isolation: BuildIsolation,
+  timeoutMs = DEFAULT_LOAD_TIMEOUT_MS,
+): Loader {
+  const started = startLoadProcess(
+    project,
+    isolation,
+    CHILD_SCRIPT,
+    [],
+    ["ignore", "pipe", "pipe", "ipc"],
+  );
+  const session = new LoadSession(project, started, timeoutMs);
   return { load: (modules) => session.load(modules), cancel: () => void session.load([]) };
 }
 
@@ -58,12 +66,15 @@ class LoadSession {
   private timer: NodeJS.Timeout | undefined;
   private resolve: ((result: LoadResult) => void) | undefined;
   private fatal: BuildError | undefined;
+  private readonly child: ChildProcess;
 
   constructor(
     private readonly project: Project,
-    private readonly child: ChildProcess,
+    private readonly loader: LoadProcess,
     private readonly timeoutMs: number,
   ) {
+    const child = loader.child;
+    this.child = child;
     // Whatever the modules print is theirs; drain it so a chatty module cannot block on a pipe.
     child.stdout?.resume();
     child.stderr?.on("data", (chunk: Buffer) => {
@@ -171,7 +182,8 @@ class LoadSession {
     this.done = true;
     clearTimeout(this.timer);
     this.fatal = fatal;
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    // Also after the loader exited: what its modules started may still run.
+    this.loader.stop();
     this.settle();
   }
 

@@ -1,0 +1,116 @@
+// The one way the build starts a process that runs project code (the tool loader, the connection
+// loader): `node --import tsx <script>` with a worker's minimal environment, through the sandbox
+// launcher when the isolation has one (no network, the project read-only without its secrets),
+// else as a plain process in a group of its own, as the isolation's uid. `stop` kills it with
+// everything it started (process-tree.ts).
+
+import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type AgentLocation, workerEnv } from "@opencomputer/runtime";
+import type { BuildIsolation } from "./isolation.ts";
+import { killTree } from "./process-tree.ts";
+import type { Project } from "./project.ts";
+
+const require = createRequire(import.meta.url);
+const TSX = require.resolve("tsx");
+const TSX_LOADER = pathToFileURL(TSX).href;
+
+/**
+ * What a sandboxed load must never see, though it lies in the project: the store, API keys,
+ * secrets, computers and deployments (`.opencomputer`), and the dev server's `.env` files.
+ */
+const PROJECT_SECRETS = /^(\.opencomputer|\.env(\..*)?)$/;
+
+export interface LoadProcess {
+  child: ChildProcess;
+  /** Kills the process and everything it started; safe to call more than once. */
+  stop(): void;
+}
+
+export function startLoadProcess(
+  project: Project,
+  isolation: BuildIsolation,
+  script: string,
+  args: string[],
+  stdio: StdioOptions,
+): LoadProcess {
+  // Never process.env: the parent's API keys and provider credentials stay in the parent.
+  let command = {
+    command: process.execPath,
+    args: ["--import", TSX_LOADER, script, ...args],
+    cwd: project.root,
+    env: workerEnv(),
+  } as Parameters<NonNullable<BuildIsolation["launcher"]>>[0];
+  if (isolation.launcher) {
+    command = isolation.launcher(command, { location: location(project, script), network: false });
+  } else if (isolation.uid !== undefined) {
+    command = { ...command, uid: isolation.uid, gid: isolation.gid ?? isolation.uid };
+  }
+  const child = spawn(command.command, command.args, {
+    cwd: command.cwd,
+    env: command.env,
+    ...(command.uid !== undefined ? { uid: command.uid } : {}),
+    ...(command.gid !== undefined ? { gid: command.gid } : {}),
+    // Its own process group, so a group kill reaches what it started without setsid.
+    detached: true,
+    stdio,
+  });
+  let stopped = false;
+  return {
+    child,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      killTree(child.pid, !isolation.launcher);
+    },
+  };
+}
+
+/** What the sandbox binds, read-only: the project without its secrets, and the loader's code. */
+function location(project: Project, script: string): AgentLocation {
+  const entries = readdirSync(project.root).filter((name) => !PROJECT_SECRETS.test(name));
+  return {
+    agentId: "build",
+    deploymentId: "build",
+    projectDir: project.root,
+    cwd: project.root,
+    loader: script,
+    args: null,
+    readPaths: [
+      ...entries.map((name) => join(project.root, name)),
+      ...ancestorModules(project.root),
+      TSX.slice(0, TSX.lastIndexOf("/node_modules/") + "/node_modules".length),
+      packageRoot(realpathSync(require.resolve("@opencomputer/agent"))),
+    ],
+    // Also when a bind above the project covers them (a project inside a bound package).
+    hidePaths: [join(project.root, ".opencomputer")],
+  };
+}
+
+/** The directory of the nearest package.json above `file`. */
+function packageRoot(file: string): string {
+  let dir = dirname(file);
+  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+/**
+ * node_modules directories above the project, and the nearest package.json there when the
+ * project has none: where Node resolves the project's packages and its module type from (a
+ * project inside a workspace).
+ */
+function ancestorModules(root: string): string[] {
+  const found: string[] = [];
+  let typeFile = existsSync(join(root, "package.json"));
+  for (let dir = dirname(root); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, "node_modules"))) found.push(join(dir, "node_modules"));
+    if (!typeFile && existsSync(join(dir, "package.json"))) {
+      found.push(join(dir, "package.json"));
+      typeFile = true;
+    }
+  }
+  return found;
+}
