@@ -8,6 +8,15 @@ export interface SandboxLimits {
   maxMemoryBytes: number;
   /** RLIMIT_FSIZE, in bytes: the largest single file a command may write. */
   maxFileBytes: number;
+  /**
+   * Disk the computer may use in /workspace plus its output files, in allocated bytes
+   * (measured by the runtime while the computer lives; see disk-quota.ts).
+   */
+  workspaceBytes: number;
+  /** Files, directories and links in /workspace plus output files (same measurement). */
+  workspaceEntries: number;
+  /** Size of /tmp, a tmpfs (the kernel enforces it: ENOSPC); its pages count as memory. */
+  tmpBytes: number;
   /** Memory of all the computer's processes together, in bytes (cgroup; when available). */
   totalMemoryBytes: number;
   /** Tasks (processes and threads) in the computer at once (cgroup pids; when available). */
@@ -18,8 +27,6 @@ export interface SandboxLimits {
 
 export interface SandboxSpec {
   workspaceDir: string;
-  /** Host directory bound at /tmp; lives as long as the computer. */
-  tmpDir: string;
   /** Host directory where the loop leaves each command's output files. */
   controlDir: string;
   allowNetwork: boolean;
@@ -31,6 +38,8 @@ export interface SandboxSpec {
    * it can be put into its control group first and every process it forks starts there.
    */
   blockFd?: number;
+  /** fd number where bwrap reads the compiled seccomp filter (see @opencomputer/sandbox). */
+  seccompFd: number;
 }
 
 /**
@@ -63,6 +72,12 @@ export function buildBwrapArgs(host: SandboxHost, spec: SandboxSpec): string[] {
   const args = [
     "--unshare-all",
     ...(spec.allowNetwork ? ["--share-net"] : []),
+    // No bwrap init: the loop is PID 1 itself. bwrap's own init would be the one process in
+    // the sandbox without the seccomp filter, and the sandbox user may write its memory
+    // (/proc/1/mem) — a way around the filter. bash reaps orphans like an init would.
+    "--as-pid-1",
+    "--seccomp",
+    String(spec.seccompFd),
     "--die-with-parent",
     "--new-session",
     "--hostname",
@@ -88,8 +103,10 @@ export function buildBwrapArgs(host: SandboxHost, spec: SandboxSpec): string[] {
     "/proc",
     "--dev",
     "/dev",
-    "--bind",
-    spec.tmpDir,
+    // A size-limited tmpfs: the kernel enforces /tmp's quota, and it vanishes with the computer.
+    "--size",
+    String(spec.limits.tmpBytes),
+    "--tmpfs",
     "/tmp",
     "--bind",
     spec.controlDir,
@@ -105,7 +122,9 @@ export function buildBwrapArgs(host: SandboxHost, spec: SandboxSpec): string[] {
     "--",
   );
   if (host.prlimitPath) {
-    const { maxProcesses, maxMemoryBytes, maxFileBytes } = spec.limits;
+    const { maxProcesses, maxMemoryBytes } = spec.limits;
+    // No single file larger than the disk quota: bounds how far one write can overshoot it.
+    const maxFileBytes = Math.min(spec.limits.maxFileBytes, spec.limits.workspaceBytes);
     args.push(
       host.prlimitPath,
       `--nproc=${maxProcesses}:${maxProcesses}`,

@@ -1,6 +1,11 @@
-import { chown, mkdir, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { Cgroups, ComputerGroup, SandboxHost } from "@opencomputer/sandbox";
+import {
+  type Cgroups,
+  type ComputerGroup,
+  ensureOwnedDir,
+  type SandboxHost,
+} from "@opencomputer/sandbox";
 import { SANDBOX_GID, SANDBOX_UID, type SandboxLimits } from "./bwrap-args.ts";
 import type { Clock } from "./clock.ts";
 import type {
@@ -11,8 +16,10 @@ import type {
   RunOptions,
   RunOutcome,
 } from "./computer-provider.ts";
+import { type DiskUsage, DiskWatch, describeUsage } from "./disk-quota.ts";
 import { readBounded, removeQuietly } from "./read-output.ts";
 import { ResidentSandbox } from "./resident-sandbox.ts";
+import { type EndFacts, type Settled, settle } from "./run-outcome.ts";
 
 export interface GenerationSettings {
   host: SandboxHost;
@@ -53,6 +60,9 @@ export class BwrapComputer implements Computer {
   private state: "ready" | "released" = "ready";
   private running: AbortController | undefined;
   private runningDone: Promise<unknown> | undefined;
+  /** Set while a command runs: stops it because the disk quota was passed. */
+  private quotaStop: ((usage: DiskUsage) => void) | undefined;
+  private readonly watch: DiskWatch;
 
   private constructor(
     readonly sessionId: string,
@@ -64,10 +74,20 @@ export class BwrapComputer implements Computer {
     private readonly sandbox: ResidentSandbox,
     private readonly group: ComputerGroup | undefined,
   ) {
-    // A computer that dies on its own (crash, OOM, a command killing the loop) is released.
+    // A computer that dies on its own (crash, OOM, killed from outside) is released.
     void sandbox.whenExited().then(() => {
       if (!this.running) void this.release("unknown");
     });
+    const { workspaceBytes, workspaceEntries } = settings.limits;
+    this.watch = new DiskWatch(
+      [settings.workspaceDir, controlDirOf(settings)],
+      { bytes: workspaceBytes, entries: workspaceEntries },
+      (usage) => {
+        if (this.quotaStop) this.quotaStop(usage);
+        // Between commands: a background process kept writing. Nothing to report it to.
+        else void this.release("disk_quota");
+      },
+    );
   }
 
   static async start(
@@ -77,12 +97,12 @@ export class BwrapComputer implements Computer {
     settings: GenerationSettings,
     hooks: GenerationHooks,
   ): Promise<BwrapComputer> {
-    const tmpDir = join(settings.scratchDir, "tmp");
-    const controlDir = join(settings.scratchDir, "control");
-    for (const dir of [settings.scratchDir, tmpDir, controlDir]) {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      if (settings.host.runningAsRoot) await chown(dir, SANDBOX_UID, SANDBOX_GID);
-    }
+    const controlDir = controlDirOf(settings);
+    const owner = settings.host.runningAsRoot ? { uid: SANDBOX_UID, gid: SANDBOX_GID } : {};
+    // The scratch directory stays the runtime's (the sandbox never sees it, only the control
+    // directory inside it), so nothing the sandbox does can swap the control directory.
+    await ensureOwnedDir(settings.scratchDir, { mode: 0o711 });
+    await ensureOwnedDir(controlDir, { mode: 0o700, ...owner });
     const { totalMemoryBytes, maxTasks, cpus } = settings.limits;
     const group = settings.cgroups?.create(settings.groupName, {
       totalMemoryBytes,
@@ -95,7 +115,6 @@ export class BwrapComputer implements Computer {
         settings.host,
         {
           workspaceDir: settings.workspaceDir,
-          tmpDir,
           controlDir,
           allowNetwork: settings.allowNetwork,
           limits: settings.limits,
@@ -103,7 +122,14 @@ export class BwrapComputer implements Computer {
         group,
       );
     } catch (error) {
-      await group?.remove();
+      // Every way out of a failed start removes what it made: the scratch directory and the
+      // control group (ResidentSandbox.start only returns once its processes are gone).
+      await rm(settings.scratchDir, { recursive: true, force: true }).catch(() => undefined);
+      if (group && !(await group.remove())) {
+        console.warn(
+          `computers: control group ${group.paths.join(", ")} left after a failed start`,
+        );
+      }
       throw error;
     }
     const now = settings.clock.now();
@@ -155,22 +181,40 @@ export class BwrapComputer implements Computer {
   async release(reason: ReleaseReason): Promise<void> {
     if (this.state === "released") return;
     this.state = "released";
+    this.watch.stop();
     if (this.running) {
       // Session end or an explicit release stops the command the same way an interrupt does.
       this.running.abort();
       await this.runningDone;
     }
-    const gone = await this.sandbox.terminate(this.settings.confirmStopMs);
-    this.hooks.released(this, reason);
-    await rm(this.settings.scratchDir, { recursive: true, force: true });
-    if (this.group) {
-      // bwrap itself is in the group too: wait (briefly) until it has been reaped.
-      if (gone) await Promise.race([this.sandbox.whenExited(), delay(1000)]);
-      if (!(await this.group.remove())) {
-        // Processes remain (an unconfirmed stop); the provider retries when it is closed.
-        console.warn(
-          `computers: control group ${this.group.paths.join(", ")} still has processes; left in place`,
-        );
+    let gone = false;
+    try {
+      gone = await this.sandbox.terminate(this.settings.confirmStopMs);
+      this.hooks.released(this, reason);
+    } finally {
+      await this.cleanUp(gone);
+    }
+  }
+
+  /**
+   * Removes the scratch directory and the control group, whatever failed before. The scratch
+   * directory is only removed once the sandbox is confirmed gone: while a process of it runs it
+   * could swap a directory for a link in the middle of the removal.
+   */
+  private async cleanUp(gone: boolean): Promise<void> {
+    try {
+      if (gone) await rm(this.settings.scratchDir, { recursive: true, force: true });
+      else console.warn(`computers: ${this.settings.scratchDir} kept: its sandbox may still run`);
+    } finally {
+      if (this.group) {
+        // bwrap itself is in the group too: wait (briefly) until it has been reaped.
+        if (gone) await Promise.race([this.sandbox.whenExited(), delay(1000)]);
+        if (!(await this.group.remove())) {
+          // Processes remain (an unconfirmed stop); the provider retries when it is closed.
+          console.warn(
+            `computers: control group ${this.group.paths.join(", ")} still has processes; left in place`,
+          );
+        }
       }
     }
   }
@@ -190,82 +234,80 @@ export class BwrapComputer implements Computer {
     );
   }
 
-  private async execute(
-    command: string,
-    options: RunOptions,
-    released: AbortSignal,
-  ): Promise<{ outcome: RunOutcome; releaseReason?: ReleaseReason }> {
-    const started = performance.now();
+  /** Resolves when the command must be stopped: timeout, interrupt, release or disk quota. */
+  private stopWhen(options: RunOptions, released: AbortSignal) {
     let timer: NodeJS.Timeout | undefined;
-    let stopCode: "timeout" | "aborted" = "timeout";
+    const why: { code: EndFacts["stopCode"]; quota?: DiskUsage } = { code: "timeout" };
     const stop = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, options.timeoutSeconds * 1000);
       const onAbort = () => {
-        stopCode = "aborted";
+        why.code = "aborted";
         resolve();
       };
       for (const signal of [options.signal, released]) {
         if (signal?.aborted) onAbort();
         else signal?.addEventListener("abort", onAbort, { once: true });
       }
+      this.quotaStop = (usage) => {
+        why.code = "disk_quota";
+        why.quota = usage;
+        resolve();
+      };
     });
+    const done = () => {
+      clearTimeout(timer);
+      this.quotaStop = undefined;
+    };
+    return { stop, why, done };
+  }
+
+  private async execute(
+    command: string,
+    options: RunOptions,
+    released: AbortSignal,
+  ): Promise<Settled> {
+    const started = performance.now();
+    await this.watch.commandStarts();
+    const { stop, why, done } = this.stopWhen(options, released);
     const oomBefore = this.group?.oomKills();
     const end = await this.sandbox.exec(command, stop, this.settings.confirmStopMs);
-    clearTimeout(timer);
-    const oomNote = this.oomNote(oomBefore);
+    done();
+    this.watch.commandEnded();
+    // Right after the command too: the last writes may have come after the last check.
+    const usage = why.quota ?? (end.kind === "exited" ? await this.watch.check() : undefined);
     const paths = this.sandbox.outputPaths();
     const limit = this.settings.outputLimitBytes;
+    const owner = this.settings.host.runningAsRoot ? SANDBOX_UID : process.getuid?.();
     const [stdout, stderr] = await Promise.all([
-      readBounded(paths.stdout, limit),
-      readBounded(paths.stderr, limit),
+      readBounded(paths.stdout, limit, owner),
+      readBounded(paths.stderr, limit, owner),
     ]);
     await removeQuietly(paths.stdout, paths.stderr);
-    const output = {
-      stdout: stdout.text,
-      stderr: stderr.text,
-      durationMs: Math.round(performance.now() - started),
-      truncated: stdout.truncated || stderr.truncated,
+    const quota = {
+      bytes: this.settings.limits.workspaceBytes,
+      entries: this.settings.limits.workspaceEntries,
     };
-    const what = describeCommand(command);
-    if (end.kind === "exited") {
-      const result = { exitCode: end.exitCode, ...output, ...(oomNote ? { note: oomNote } : {}) };
-      return { outcome: { ok: true, result } };
-    }
-    if (end.kind === "lost") {
-      const diagnostics = this.sandbox.lastDiagnostics();
-      const message =
-        `The computer terminated while \`${what}\` ran; every process in it is gone and files ` +
-        "written to /workspace remain. The next command gets a fresh computer." +
-        (oomNote ? `\n${oomNote}` : "") +
-        (diagnostics ? `\nComputer log: ${diagnostics.slice(-500)}` : "");
-      return {
-        outcome: { ok: false, failure: { code: "computer_lost", message, ...output } },
-        releaseReason: "unknown",
-      };
-    }
-    if (!end.confirmed) {
-      const message =
-        `Outcome unknown: \`${what}\` (timeout ${options.timeoutSeconds}s) could not be confirmed ` +
-        "stopped because the computer stopped answering. That computer runs nothing more; the " +
-        "next command gets a fresh one with the same /workspace. The command was not re-run.";
-      return {
-        outcome: { ok: false, failure: { code: "outcome_unknown", message, ...output } },
-        releaseReason: "unresponsive",
-      };
-    }
-    let message =
-      stopCode === "timeout"
-        ? `Command \`${what}\` timed out after ${options.timeoutSeconds}s; it and every process ` +
-          "it started were stopped (the computer was terminated; files in /workspace remain). " +
-          "Output so far is attached."
-        : `Command \`${what}\` was interrupted; it and every process it started were stopped ` +
-          "(the computer was terminated; files in /workspace remain).";
-    if (oomNote) message += `\n${oomNote}`;
-    return {
-      outcome: { ok: false, failure: { code: stopCode, message, ...output } },
-      releaseReason: "operation_unsettled",
-    };
+    return settle({
+      end,
+      stopCode: why.code,
+      what: describeCommand(command),
+      timeoutSeconds: options.timeoutSeconds,
+      output: {
+        stdout: stdout.ok ? stdout.text : "",
+        stderr: stderr.ok ? stderr.text : "",
+        durationMs: Math.round(performance.now() - started),
+        truncated: (stdout.ok && stdout.truncated) || (stderr.ok && stderr.truncated),
+      },
+      oomNote: this.oomNote(oomBefore),
+      refused: !stdout.ok ? stdout.refused : !stderr.ok ? stderr.refused : undefined,
+      quotaNote: usage?.over ? describeUsage(usage, quota) : undefined,
+      diagnostics: this.sandbox.lastDiagnostics(),
+    });
   }
+}
+
+function controlDirOf(settings: GenerationSettings): string {
+  return join(settings.scratchDir, "control");
 }
 
 function delay(ms: number): Promise<void> {

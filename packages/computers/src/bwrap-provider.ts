@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { chmod, chown, mkdir, stat } from "node:fs/promises";
+import { chmod, mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type CgroupStatus,
@@ -7,6 +7,7 @@ import {
   DEFAULT_CGROUP_ROOT,
   detectCgroups,
   discoverSandboxHost,
+  ensureOwnedDir,
   type SandboxHost,
 } from "@opencomputer/sandbox";
 import { SANDBOX_GID, SANDBOX_UID, type SandboxLimits } from "./bwrap-args.ts";
@@ -19,10 +20,20 @@ import type {
   LifecycleEvent,
   ReleaseReason,
 } from "./computer-provider.ts";
+import { type ComputersDirError, computersBase } from "./computers-dir.ts";
 
 export interface BubblewrapProviderOptions {
-  /** Workspaces live at `<rootDir>/workspaces/<sessionId>`, each generation's /tmp under `scratch/`. */
+  /**
+   * Workspaces live at `<rootDir>/workspaces/<sessionId>`, each generation's control files
+   * under `scratch/` — unless the sandbox user cannot reach rootDir (see `fallbackDir`).
+   */
   rootDir: string;
+  /**
+   * Used when running as root and rootDir lies below a directory uid 65534 cannot traverse
+   * (e.g. a 0700 one): the computers' directories then live in `<fallbackDir>/<hash of
+   * rootDir>` (default /var/lib/opencomputer/computers). `provider.baseDir` says which.
+   */
+  fallbackDir?: string;
   lifetimeSeconds?: number;
   idleReleaseSeconds?: number;
   /** The tail of the lifetime no command may reach into (default 120). */
@@ -58,6 +69,9 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   maxProcesses: 256,
   maxMemoryBytes: 4 * 1024 ** 3,
   maxFileBytes: 1024 ** 3,
+  workspaceBytes: 4 * 1024 ** 3,
+  workspaceEntries: 200_000,
+  tmpBytes: 512 * 1024 ** 2,
   totalMemoryBytes: 2 * 1024 ** 3,
   maxTasks: 512,
   cpus: 1,
@@ -83,6 +97,11 @@ export class BubblewrapComputerProvider implements ComputerProvider {
   /** Whether computers get a control group (memory, pids and CPU limits), and if not, why. */
   readonly cgroups: CgroupStatus;
   private readonly cgroupTree: Cgroups | undefined;
+  /** Where workspaces/ and scratch/ are: rootDir, or the fallback (see fallbackDir). */
+  readonly baseDir: string;
+  private readonly baseError: ComputersDirError | undefined;
+  /** The provider's own directories down to baseDir; it makes them traversable. */
+  private readonly ownedDirs: string[];
   private groupSequence = 0;
   private readonly clock: Clock;
   private readonly sessions = new Map<string, SessionState>();
@@ -104,6 +123,13 @@ export class BubblewrapComputerProvider implements ComputerProvider {
         ? { cgroups: undefined, status: { enabled: false as const, reason: "turned off" } }
         : detectCgroups(root);
     this.cgroupTree = detected.cgroups;
+    const sandboxUser = this.host.runningAsRoot
+      ? { uid: SANDBOX_UID, gid: SANDBOX_GID }
+      : undefined;
+    const base = computersBase(options.rootDir, sandboxUser, options.fallbackDir);
+    this.baseDir = "base" in base ? base.base : options.rootDir;
+    this.baseError = "error" in base ? base.error : undefined;
+    this.ownedDirs = "owned" in base ? base.owned : [];
     this.cgroups = detected.status;
   }
 
@@ -113,7 +139,7 @@ export class BubblewrapComputerProvider implements ComputerProvider {
 
   /** The session's workspace directory on the host (it may not exist yet). */
   workspaceDir(sessionId: string): string {
-    return join(this.options.rootDir, "workspaces", sessionDirName(sessionId));
+    return join(this.baseDir, "workspaces", sessionDirName(sessionId));
   }
 
   /** Current generation of a session, 0 before its first computer. */
@@ -157,7 +183,7 @@ export class BubblewrapComputerProvider implements ComputerProvider {
     const generation = state.generation + 1;
     const dirName = sessionDirName(sessionId);
     const workspaceDir = this.workspaceDir(sessionId);
-    const scratchDir = join(this.options.rootDir, "scratch", `${dirName}-${generation}`);
+    const scratchDir = join(this.baseDir, "scratch", `${dirName}-${generation}`);
     await this.ownedDir(workspaceDir);
     const computer = await BwrapComputer.start(
       sessionId,
@@ -236,13 +262,14 @@ export class BubblewrapComputerProvider implements ComputerProvider {
 
   private ensureRoot(): Promise<void> {
     this.rootReady ??= (async () => {
-      const root = this.options.rootDir;
+      if (this.baseError) throw this.baseError;
+      const root = this.baseDir;
       await mkdir(join(root, "workspaces"), { recursive: true });
       await mkdir(join(root, "scratch"), { recursive: true });
       if (this.host.runningAsRoot) {
         // bwrap runs as the sandbox uid, which must be able to reach the bind sources; the
         // execute bit lets it pass through without listing other sessions' directories.
-        for (const dir of [root, join(root, "workspaces"), join(root, "scratch")]) {
+        for (const dir of [...this.ownedDirs, join(root, "workspaces"), join(root, "scratch")]) {
           const mode = (await stat(dir)).mode & 0o7777;
           await chmod(dir, mode | 0o111);
         }
@@ -251,8 +278,9 @@ export class BubblewrapComputerProvider implements ComputerProvider {
     return this.rootReady;
   }
 
+  /** The workspace: handed to the sandbox user without following a link (ensureOwnedDir). */
   private async ownedDir(dir: string): Promise<void> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    if (this.host.runningAsRoot) await chown(dir, SANDBOX_UID, SANDBOX_GID);
+    const owner = this.host.runningAsRoot ? { uid: SANDBOX_UID, gid: SANDBOX_GID } : {};
+    await ensureOwnedDir(dir, { mode: 0o700, ...owner });
   }
 }

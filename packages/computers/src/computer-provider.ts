@@ -31,7 +31,11 @@ export type RunFailureCode =
   | "outcome_unknown"
   | "computer_lost"
   | "computer_unavailable"
-  | "spawn_failed";
+  | "spawn_failed"
+  /** The computer wrote more than its disk quota; it was stopped (see disk-quota.ts). */
+  | "disk_quota_exceeded"
+  /** The command replaced its own output file with a link, FIFO or other non-regular file. */
+  | "output_refused";
 
 export interface RunFailure {
   code: RunFailureCode;
@@ -52,6 +56,8 @@ export type ReleaseReason =
   | "operation_unsettled"
   | "unresponsive"
   | "unverifiable"
+  /** It wrote more than its disk quota (possibly a background process, between commands). */
+  | "disk_quota"
   | "unknown";
 
 export interface Computer {

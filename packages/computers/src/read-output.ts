@@ -1,31 +1,35 @@
-import { open, unlink } from "node:fs/promises";
+import { unlink } from "node:fs/promises";
+import { readRegularNoFollow, UnsafeFileError } from "@opencomputer/sandbox";
 
 /**
- * Reads at most `limitBytes` of a command's output file. Output goes to files, so a command
- * printing gigabytes costs disk (capped by RLIMIT_FSIZE), never runtime memory.
+ * A command's output file, read the only safe way: the sandbox can replace it with a symlink
+ * to a host file, a FIFO (a blocking open would hang a libuv thread forever), a socket or a
+ * hard link, so it is opened without following links or blocking and refused unless it is
+ * the sandbox's own regular file (see readRegularNoFollow in @opencomputer/sandbox).
+ * Output goes to files, so a command printing gigabytes costs disk (capped by RLIMIT_FSIZE and
+ * the disk quota), never runtime memory.
  */
+export type OutputRead =
+  | { ok: true; text: string; truncated: boolean }
+  | { ok: false; refused: string };
+
 export async function readBounded(
   path: string,
   limitBytes: number,
-): Promise<{ text: string; truncated: boolean }> {
-  let handle: Awaited<ReturnType<typeof open>>;
+  ownerUid: number | undefined,
+): Promise<OutputRead> {
   try {
-    handle = await open(path, "r");
-  } catch {
-    // The command never got as far as its redirection (e.g. killed while starting).
-    return { text: "", truncated: false };
-  }
-  try {
-    const { size } = await handle.stat();
-    const buffer = Buffer.alloc(Math.min(size, limitBytes));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const { bytes, size } = await readRegularNoFollow(path, limitBytes, { ownerUid });
     // A cut may split a multi-byte character; the decoder replaces the fragment with U+FFFD.
-    return { text: buffer.subarray(0, bytesRead).toString("utf8"), truncated: size > limitBytes };
-  } finally {
-    await handle.close();
+    return { ok: true, text: bytes.toString("utf8"), truncated: size > limitBytes };
+  } catch (error) {
+    if (error instanceof UnsafeFileError) return { ok: false, refused: error.reason };
+    // The command never got as far as its redirection (e.g. killed while starting).
+    return { ok: true, text: "", truncated: false };
   }
 }
 
+/** unlink removes a link itself, never its target, and does not open a FIFO. */
 export async function removeQuietly(...paths: string[]): Promise<void> {
   await Promise.all(paths.map((p) => unlink(p).catch(() => undefined)));
 }

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
-import type { ComputerGroup, SandboxHost } from "@opencomputer/sandbox";
+import { type ComputerGroup, type SandboxHost, seccompFilter } from "@opencomputer/sandbox";
 import {
   buildBwrapArgs,
   SANDBOX_GID,
@@ -15,6 +15,10 @@ import { commandFrame, STATUS_FD } from "./sandbox-loop.ts";
 const INFO_FD = 3;
 /** Only used with a control group: the sandbox waits here until it has been moved into it. */
 const BLOCK_FD = 5;
+/** bwrap reads the seccomp filter from here before it runs anything. */
+const SECCOMP_FD = 6;
+/** The same program for every computer: generated once. */
+let filter: Buffer | undefined;
 
 export type ExecEnd =
   | { kind: "exited"; exitCode: number }
@@ -54,14 +58,19 @@ export class ResidentSandbox {
 
   static async start(
     host: SandboxHost,
-    spec: Omit<SandboxSpec, "infoFd" | "blockFd">,
+    spec: Omit<SandboxSpec, "infoFd" | "blockFd" | "seccompFd">,
     group?: ComputerGroup,
   ): Promise<ResidentSandbox> {
     const blockFd = group ? BLOCK_FD : undefined;
-    const args = buildBwrapArgs(host, { ...spec, infoFd: INFO_FD, blockFd });
+    const args = buildBwrapArgs(host, {
+      ...spec,
+      infoFd: INFO_FD,
+      blockFd,
+      seccompFd: SECCOMP_FD,
+    });
     const child = spawn(host.bwrapPath, args, {
       env: sandboxEnv(),
-      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", ...(group ? ["pipe" as const] : [])],
+      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", group ? "pipe" : "ignore", "pipe"],
       // As root we drop to nobody before bwrap runs, so bwrap builds an unprivileged user
       // namespace and files the computer writes belong to that uid, never to root.
       ...(host.runningAsRoot ? { uid: SANDBOX_UID, gid: SANDBOX_GID } : {}),
@@ -74,6 +83,10 @@ export class ResidentSandbox {
     child.stdout?.on("data", keep);
     child.stderr?.on("data", keep);
     child.stdin?.on("error", () => undefined);
+    const seccomp = (child.stdio as unknown[])[SECCOMP_FD] as Writable;
+    seccomp.on("error", () => undefined);
+    filter ??= seccompFilter();
+    seccomp.end(filter);
     let admitError: string | undefined;
     let reportedPid: number | undefined;
     const initPid = await new Promise<number | undefined>((resolve) => {
@@ -129,6 +142,13 @@ export class ResidentSandbox {
         }
       }
       child.kill("SIGKILL");
+      // Wait until bwrap is really gone: it (and the init) may be in the control group, which
+      // cannot be removed while they exist.
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        await new Promise((resolve) => child.once("exit", resolve));
+      }
+      const reported = reportedPid !== undefined ? identify(reportedPid) : undefined;
+      if (reported) await waitForExit(reported, 1000);
       const why = admitError
         ? `it could not be put into its control group: ${admitError}`
         : diagnostics.text.trim() || "bwrap exited";

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_CGROUP_ROOT } from "@opencomputer/sandbox";
+import { DEFAULT_CGROUP_ROOT, discoverSandboxHost } from "@opencomputer/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, harness, hostProcesses, output, requireBubblewrap } from "./helpers.ts";
 
@@ -91,6 +91,27 @@ describe("control groups (real cgroupfs)", () => {
     const next = output(await h.run("oom", { command: "echo after" }));
     expect(next.stdout).toBe("after\n");
     expect(output(await h.run("oom", { command: "echo quiet" }))).not.toHaveProperty("note");
+  });
+});
+
+describe("a computer that fails to start", () => {
+  it("leaves no control group (nor scratch directory) behind", async () => {
+    requireBubblewrap();
+    // bwrap starts, is admitted into the group, then cannot exec the loop's shell.
+    const host = { ...discoverSandboxHost(), shellPath: "/nonexistent/bash" };
+    const h = harness({ host });
+    try {
+      const status = h.provider.cgroups;
+      if (!status.enabled) throw new Error(`this test needs usable cgroups: ${status.reason}`);
+      const result = await h.run("broken", { command: "true" });
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.message).toContain("did not start");
+      // Checked before provider.close(), which would retry leftovers.
+      expect(childGroups(status.parentPaths.filter((p) => existsSync(p)))).toEqual([]);
+      expect(readdirSync(join(h.rootDir, "scratch"))).toEqual([]);
+    } finally {
+      await h.dispose();
+    }
   });
 });
 

@@ -104,12 +104,30 @@ describe("stopping commands", () => {
     expect(hostProcesses(["sleep", "1061"])).toEqual([]);
   });
 
-  it("a command that kills the computer fails as such; the next one gets a fresh computer", async () => {
+  it("a computer killed from outside while a command runs fails as such; the next one is fresh", async () => {
     output(await h.run("lost", { command: "echo kept > kept" }));
-    const result = await h.run("lost", { command: "kill -9 $PPID; sleep 5" });
+    // The loop is PID 1 of its namespace (--as-pid-1), so commands cannot signal it; the
+    // host (an operator, the OOM killer) can. `sleep` is exec'd by bash -c: its parent is the loop.
+    const pending = h.run("lost", { command: "sleep 5.321" });
+    let sleeper: number | undefined;
+    await vi.waitFor(() => {
+      sleeper = hostProcesses(["sleep", "5.321"])[0];
+      expect(sleeper).toBeDefined();
+    });
+    const stat = readFileSync(`/proc/${sleeper}/stat`, "utf8");
+    const loop = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    process.kill(loop, "SIGKILL");
+    const result = await pending;
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toContain("computer terminated");
     expect(output(await h.run("lost", { command: "cat kept" })).stdout).toBe("kept\n");
     expect(h.provider.generation("lost")).toBe(2);
+  });
+
+  it("a command cannot kill its computer's loop (PID 1 ignores signals from inside)", async () => {
+    const result = output(await h.run("pid1", { command: "kill -9 $PPID; echo $PPID alive" }));
+    expect(result.stdout).toBe("1 alive\n");
+    expect(output(await h.run("pid1", { command: "echo still" })).stdout).toBe("still\n");
+    expect(h.provider.generation("pid1")).toBe(1);
   });
 });
