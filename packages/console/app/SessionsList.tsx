@@ -1,4 +1,4 @@
-import type { Session } from "@opencomputer/react";
+import type { SessionListRow } from "@opencomputer/react";
 import { useEffect, useState } from "react";
 import { useConnection } from "./connection.tsx";
 import { ago } from "./format.ts";
@@ -12,8 +12,8 @@ export function SessionsList() {
   const { api } = useConnection();
   const [agent, setAgent] = useState("");
   const [status, setStatus] = useState<(typeof STATUSES)[number]>("");
-  const [sessions, setSessions] = useState<Session[] | null>(null);
-  const [older, setOlder] = useState<{ rows: Session[]; cursor: string | null }>({
+  const [sessions, setSessions] = useState<SessionListRow[] | null>(null);
+  const [older, setOlder] = useState<{ rows: SessionListRow[]; cursor: string | null }>({
     rows: [],
     cursor: null,
   });

@@ -1,9 +1,18 @@
 // The codes clients branch on: API error codes with their HTTP statuses, and the public
 // failure codes a turn can end with. The runtime's own error text is never part of either.
 
+/** What went wrong: a stable code, a message a person can act on, and the field at fault. */
+export interface ApiErrorDetail {
+  /** An ApiErrorCode or `internal`; a client should expect codes added later. */
+  code: string;
+  message: string;
+  /** The body field, header or query parameter at fault, when there is one. */
+  path?: string;
+}
+
 /** `{ error: { code, message, path? } }`: the body of every failed API call. */
 export interface ApiErrorBody {
-  error: { code: ApiErrorCode | "internal"; message: string; path?: string };
+  error: ApiErrorDetail;
 }
 
 /** Each API error code and the status it is answered with. */

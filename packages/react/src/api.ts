@@ -1,10 +1,11 @@
 import type {
-  AgentInput,
-  ApiErrorBody,
-  ApprovalRecord,
+  ApiErrorDetail,
+  ApprovalView,
   Session,
   SessionEvent,
+  SessionListRow,
   SessionStatus,
+  TurnInput,
 } from "./types.ts";
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -23,7 +24,7 @@ export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
   readonly path: string | undefined;
-  constructor(status: number, body: ApiErrorBody) {
+  constructor(status: number, body: ApiErrorDetail) {
     super(body.message);
     this.name = "ApiError";
     this.code = body.code;
@@ -84,7 +85,7 @@ export function createApi(options: ApiOptions) {
       // A proxy's HTML error page: reported below by status.
     }
     if (!response.ok) {
-      const err = (parsed as { error?: ApiErrorBody } | null)?.error;
+      const err = (parsed as { error?: ApiErrorDetail } | null)?.error;
       throw new ApiError(
         response.status,
         err && typeof err.code === "string"
@@ -107,7 +108,7 @@ export function createApi(options: ApiOptions) {
       if (query.limit) params.set("limit", String(query.limit));
       if (query.cursor) params.set("cursor", query.cursor);
       const qs = params.toString();
-      return call<{ sessions: Session[]; nextCursor: string | null }>(
+      return call<{ sessions: SessionListRow[]; nextCursor: string | null }>(
         "GET",
         `/sessions${qs ? `?${qs}` : ""}`,
       );
@@ -167,11 +168,7 @@ export function createApi(options: ApiOptions) {
       }
       return response;
     },
-    sendTurn(
-      id: string,
-      input: AgentInput,
-      extra: { idempotencyKey?: string; mode?: string } = {},
-    ) {
+    sendTurn(id: string, input: TurnInput, extra: { idempotencyKey?: string; mode?: string } = {}) {
       return call<{ turnId: string; status: string; duplicate: boolean }>(
         "POST",
         `/sessions/${enc(id)}/turns`,
@@ -182,16 +179,16 @@ export function createApi(options: ApiOptions) {
       call<{ interruptedTurnIds: string[] }>("POST", `/sessions/${enc(id)}/interrupt`, {}),
     end: (id: string) => call<{ session: Session }>("POST", `/sessions/${enc(id)}/end`, {}),
     approvals: (id: string) =>
-      call<{ approvals: ApprovalRecord[] }>("GET", `/sessions/${enc(id)}/approvals`),
+      call<{ approvals: ApprovalView[] }>("GET", `/sessions/${enc(id)}/approvals`),
     decide: (approvalId: string, decision: "approve" | "deny", decidedBy?: string) =>
-      call<{ approval: ApprovalRecord }>("POST", `/approvals/${enc(approvalId)}/decision`, {
+      call<{ approval: ApprovalView }>("POST", `/approvals/${enc(approvalId)}/decision`, {
         decision,
         ...(decidedBy ? { decidedBy } : {}),
       }),
     retry: (approvalId: string) =>
-      call<{ approval: ApprovalRecord }>("POST", `/approvals/${enc(approvalId)}/retry`, {}),
+      call<{ approval: ApprovalView }>("POST", `/approvals/${enc(approvalId)}/retry`, {}),
     dismiss: (approvalId: string) =>
-      call<{ approval: ApprovalRecord }>("POST", `/approvals/${enc(approvalId)}/dismiss`, {}),
+      call<{ approval: ApprovalView }>("POST", `/approvals/${enc(approvalId)}/dismiss`, {}),
   };
 }
 

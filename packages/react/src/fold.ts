@@ -1,3 +1,4 @@
+import type { EventOf } from "@opencomputer/protocol";
 import type { AgentInput, ApprovalCard, ApprovalStatus, JsonValue, SessionEvent } from "./types.ts";
 
 // The session's event log folded into what a person reads: a conversation timeline, the open
@@ -32,6 +33,9 @@ export interface Approval {
   message?: string;
   attempts: number;
 }
+
+/** Where an item sits: the seq that placed it and its turn. */
+type ItemBase0 = { seq: number; turnId?: string };
 
 interface ItemBase {
   /** Stable across polls and reloads: React keys and de-duplication use it. */
@@ -181,30 +185,18 @@ class Builder {
   }
 
   apply(e: SessionEvent): void {
-    const d = e.data ?? {};
     const base = { seq: e.seq, ...(e.turnId ? { turnId: e.turnId } : {}) };
     switch (e.type) {
       case "session.status_changed":
-        this.status = String(d.to);
+        this.status = e.data.to;
         return;
       case "session.ended":
         this.status = "ended";
         this.openTurns.clear();
         this.put({ ...base, kind: "notice", key: `ended:${e.seq}`, text: "Session ended" });
         return;
-      case "session.failed":
-        this.status = "failed";
-        this.put({
-          ...base,
-          kind: "turn",
-          key: `session-failed:${e.seq}`,
-          status: "failed",
-          code: d.code,
-          message: d.message,
-        });
-        return;
       case "message.received": {
-        const input = (d.input ?? {}) as AgentInput;
+        const input = e.data.input;
         if (e.turnId) this.openTurns.add(e.turnId);
         const answer = input.answer;
         const text = input.text ?? (answer ? (answer.text ?? answer.value ?? "") : "");
@@ -214,7 +206,7 @@ class Builder {
           key: `in:${e.turnId ?? e.seq}`,
           text,
           input,
-          mode: d.mode,
+          mode: e.data.mode,
         });
         return;
       }
@@ -228,162 +220,178 @@ class Builder {
         return;
       case "turn.failed":
       case "turn.cancelled":
-        if (e.turnId) this.openTurns.delete(e.turnId);
-        this.closeStreaming(e.turnId);
-        this.put({
-          ...base,
-          kind: "turn",
-          key: `settled:${e.turnId ?? e.seq}`,
-          status: e.type === "turn.failed" ? "failed" : "cancelled",
-          code: e.type === "turn.failed" ? d.code : d.reason,
-          message:
-            d.message ?? (d.tool ? `tool ${d.tool}` : d.model ? `model ${d.model}` : undefined),
-        });
+        this.settleTurn(e, base);
         return;
-      case "message.delta": {
-        const key = String(d.messageId ?? `msg:${e.turnId}`);
-        const current = this.get(key);
-        const text = (current?.kind === "assistant" ? current.text : "") + String(d.text ?? "");
-        this.put({
-          ...base,
-          ...(current ? { seq: current.seq } : {}),
-          kind: "assistant",
-          key,
-          text,
-          streaming: true,
-        });
-        return;
-      }
+      case "message.delta":
       case "message.completed": {
-        const key = String(d.messageId ?? `msg:${e.turnId}`);
+        const key = e.data.messageId;
         const current = this.get(key);
+        const before =
+          e.type === "message.delta" && current?.kind === "assistant" ? current.text : "";
         this.put({
           ...base,
           ...(current ? { seq: current.seq } : {}),
           kind: "assistant",
           key,
-          text: String(d.text ?? ""),
-          streaming: false,
+          text: before + e.data.text,
+          streaming: e.type === "message.delta",
         });
         return;
       }
       case "tool.started":
-        if (d.tool === "ask") return;
+        if (e.data.tool === "ask") return;
         this.put({
           ...base,
           kind: "tool",
-          key: `call:${d.callId}`,
-          callId: d.callId,
-          tool: d.tool,
-          title: d.title ?? d.tool,
-          input: d.input ?? null,
+          key: `call:${e.data.callId}`,
+          callId: e.data.callId,
+          tool: e.data.tool,
+          title: e.data.title,
+          input: e.data.input,
           status: "running",
           progress: [],
         });
         return;
       case "tool.progress":
       case "tool.completed":
-      case "tool.failed": {
-        const current = this.get(`call:${d.callId}`);
-        if (current?.kind !== "tool") return;
-        if (e.type === "tool.progress") {
-          this.put({ ...current, progress: [...current.progress, d.metadata ?? null] });
-          return;
-        }
-        if (e.type === "tool.completed") {
-          this.put({
-            ...current,
-            status: "completed",
-            output: d.output ?? null,
-            result: d.result === true,
-          });
-          return;
-        }
-        this.put({
-          ...current,
-          status: "failed",
-          message: d.message,
-          settledBy: d.settledBy,
-        });
+      case "tool.failed":
+        this.settleTool(e);
         return;
-      }
       case "question.asked":
-        this.question = {
-          id: d.questionId,
-          ...(e.turnId ? { turnId: e.turnId } : {}),
-          text: d.text,
-          options: Array.isArray(d.options) ? d.options : [],
-          askedAt: d.askedAt,
-        };
-        this.put({
-          ...base,
-          kind: "question",
-          key: `q:${d.questionId}`,
-          questionId: d.questionId,
-          text: d.text,
-        });
-        return;
       case "question.answered":
-      case "question.closed": {
-        if (this.question?.id === d.questionId) this.question = null;
-        const item = this.get(`q:${d.questionId}`);
-        if (item?.kind === "question")
-          this.put({
-            ...item,
-            answered: e.type === "question.answered" ? "answered" : `closed: ${d.reason}`,
-          });
+      case "question.closed":
+        this.applyQuestion(e, base);
         return;
-      }
+      default:
+        if (e.type.startsWith("approval.")) this.applyApproval(e, base);
+        // Other types (usage, renders, runtime, egress, and types newer than this client) are
+        // informational: they change nothing a person reads here.
+        return;
+    }
+  }
+
+  private settleTurn(e: EventOf<"turn.failed"> | EventOf<"turn.cancelled">, base: ItemBase0): void {
+    if (e.turnId) this.openTurns.delete(e.turnId);
+    this.closeStreaming(e.turnId);
+    const failed = e.type === "turn.failed" ? e.data : undefined;
+    const detail = failed?.tool
+      ? `tool ${failed.tool}`
+      : failed?.model
+        ? `model ${failed.model}`
+        : undefined;
+    this.put({
+      ...base,
+      kind: "turn",
+      key: `settled:${e.turnId ?? e.seq}`,
+      status: failed ? "failed" : "cancelled",
+      code: e.type === "turn.failed" ? e.data.code : e.data.reason,
+      ...(failed ? { message: failed.message } : detail ? { message: detail } : {}),
+    });
+  }
+
+  private settleTool(
+    e: EventOf<"tool.progress"> | EventOf<"tool.completed"> | EventOf<"tool.failed">,
+  ): void {
+    const current = this.get(`call:${e.data.callId}`);
+    if (current?.kind !== "tool") return;
+    if (e.type === "tool.progress") {
+      this.put({ ...current, progress: [...current.progress, e.data.metadata] });
+    } else if (e.type === "tool.completed") {
+      this.put({
+        ...current,
+        status: "completed",
+        output: e.data.output,
+        result: e.data.result === true,
+      });
+    } else {
+      this.put({
+        ...current,
+        status: "failed",
+        message: e.data.message,
+        ...(e.data.settledBy ? { settledBy: e.data.settledBy } : {}),
+      });
+    }
+  }
+
+  private applyQuestion(
+    e: EventOf<"question.asked"> | EventOf<"question.answered"> | EventOf<"question.closed">,
+    base: ItemBase0,
+  ): void {
+    const key = `q:${e.data.questionId}`;
+    if (e.type === "question.asked") {
+      this.question = {
+        id: e.data.questionId,
+        ...(e.turnId ? { turnId: e.turnId } : {}),
+        text: e.data.text,
+        options: e.data.options,
+        askedAt: e.data.askedAt,
+      };
+      this.put({
+        ...base,
+        kind: "question",
+        key,
+        questionId: e.data.questionId,
+        text: e.data.text,
+      });
+      return;
+    }
+    if (this.question?.id === e.data.questionId) this.question = null;
+    const item = this.get(key);
+    if (item?.kind !== "question") return;
+    const answered = e.type === "question.answered" ? "answered" : `closed: ${e.data.reason}`;
+    this.put({ ...item, answered });
+  }
+
+  private applyApproval(e: SessionEvent, base: ItemBase0): void {
+    switch (e.type) {
       case "approval.requested":
-        this.approvals.set(d.approvalId, {
-          id: d.approvalId,
+        this.approvals.set(e.data.approvalId, {
+          id: e.data.approvalId,
           ...(e.turnId ? { turnId: e.turnId } : {}),
-          callId: d.callId,
-          tool: d.tool,
-          input: d.input ?? null,
-          card: d.card ?? { title: d.tool },
+          callId: e.data.callId,
+          tool: e.data.tool,
+          input: e.data.input,
+          card: e.data.card,
           status: "pending",
           attempts: 0,
         });
         this.put({
           ...base,
           kind: "approval",
-          key: `apr:${d.approvalId}`,
-          approvalId: d.approvalId,
+          key: `apr:${e.data.approvalId}`,
+          approvalId: e.data.approvalId,
         });
         // The proposing call is shown by its card; its tool row would say the same thing twice.
-        this.drop(`call:${d.callId}`);
+        this.drop(`call:${e.data.callId}`);
         return;
-      case "approval.decided":
-        this.patchApproval(d.approvalId, {
-          status: d.status,
-          ...(d.decision?.decidedBy ? { decidedBy: d.decision.decidedBy } : {}),
+      case "approval.decided": {
+        const { decidedBy } = e.data.decision;
+        this.patchApproval(e.data.approvalId, {
+          status: e.data.status,
+          ...(decidedBy ? { decidedBy } : {}),
         });
         return;
+      }
       case "approval.applying":
-        this.patchApproval(d.approvalId, {
-          status: "applying",
-          attempts: Number(d.attempt) || 0,
-        });
+        this.patchApproval(e.data.approvalId, { status: "applying", attempts: e.data.attempt });
         return;
       case "approval.retried":
-        this.patchApproval(d.approvalId, { status: "approved" });
+        this.patchApproval(e.data.approvalId, { status: "approved" });
         return;
       case "approval.applied":
-        this.patchApproval(d.approvalId, { status: "applied", outcome: d.outcome ?? null });
+        this.patchApproval(e.data.approvalId, { status: "applied", outcome: e.data.outcome });
         return;
       case "approval.failed":
       case "approval.unconfirmed":
-        this.patchApproval(d.approvalId, {
+        this.patchApproval(e.data.approvalId, {
           status: e.type === "approval.failed" ? "failed" : "unconfirmed",
-          message: d.message,
+          message: e.data.message,
         });
         return;
       case "approval.dismissed":
-        this.patchApproval(d.approvalId, { status: "dismissed" });
+        this.patchApproval(e.data.approvalId, { status: "dismissed" });
         return;
       default:
-        // Unknown and purely informational types (usage, renders, runtime) change nothing here.
         return;
     }
   }

@@ -1,9 +1,11 @@
+import type { EventData, EventType } from "@opencomputer/protocol";
 import { describe, expect, it } from "vitest";
 import { emptyState, foldEvents, isBusy } from "../src/fold.ts";
 import type { SessionEvent } from "../src/types.ts";
 
 let seq = 0;
-function ev(type: string, data: unknown, turnId = "turn_1"): SessionEvent {
+/** A stored event; its data is typed by the protocol, so the fixtures cannot drift from it. */
+function ev<T extends EventType>(type: T, data: EventData<T>, turnId = "turn_1"): SessionEvent {
   seq++;
   return {
     seq,
@@ -13,8 +15,18 @@ function ev(type: string, data: unknown, turnId = "turn_1"): SessionEvent {
     turnId,
     type,
     data,
-  };
+  } as SessionEvent;
 }
+
+/** An event of a type newer than this client: it must be folded as informational. */
+function raw(type: string, data: unknown): SessionEvent {
+  seq++;
+  const event = { seq, id: `evt_${seq}`, timestamp: "2026-01-01T00:00:00Z", sessionId: "ses_1" };
+  return { ...event, type, data } as unknown as SessionEvent;
+}
+
+const call = (tool: string, callId: string) => ({ tool, callId, title: tool });
+const lookup = call("lookup_order", "call_1");
 
 function log(): SessionEvent[] {
   seq = 0;
@@ -33,11 +45,11 @@ function log(): SessionEvent[] {
       title: "lookup_order",
       input: { orderId: "A1" },
     }),
-    ev("tool.progress", { tool: "lookup_order", callId: "call_1", metadata: { step: 1 } }),
-    ev("tool.completed", { tool: "lookup_order", callId: "call_1", output: { status: "shipped" } }),
-    ev("usage.recorded", { provider: "script" }),
-    ev("some.future_type", { anything: true }),
-    ev("turn.completed", {}),
+    ev("tool.progress", { ...lookup, metadata: { step: 1 } }),
+    ev("tool.completed", { ...lookup, output: { status: "shipped" } }),
+    ev("usage.recorded", { provider: "script", model: "demo", inputTokens: 1, outputTokens: 1 }),
+    raw("some.future_type", { anything: true }),
+    ev("turn.completed", { outcome: "completed" }),
     ev("session.status_changed", { from: "running", to: "idle" }),
   ];
 }
@@ -93,15 +105,16 @@ describe("foldEvents", () => {
   it("opens a question with its options and closes it on the answer", () => {
     seq = 0;
     const asked = foldEvents(emptyState, [
-      ev("message.received", { input: { text: "hi" } }),
-      ev("tool.started", { tool: "ask", callId: "c_ask", input: {} }),
-      ev("tool.completed", { tool: "ask", callId: "c_ask", output: {} }),
+      ev("message.received", { input: { source: "user", text: "hi" }, mode: "queue" }),
+      ev("tool.started", { ...call("ask", "c_ask"), input: {} }),
+      ev("tool.completed", { ...call("ask", "c_ask"), output: {} }),
       ev("question.asked", {
         questionId: "q_1",
         text: "Which?",
         options: [{ label: "A", value: "a" }],
+        askedAt: "2026-01-01T00:00:00Z",
       }),
-      ev("turn.completed", {}),
+      ev("turn.completed", { outcome: "completed" }),
     ]);
     expect(asked.question).toMatchObject({
       id: "q_1",
@@ -113,7 +126,10 @@ describe("foldEvents", () => {
       ev("question.answered", { questionId: "q_1", held: 0 }, "turn_2"),
       ev(
         "message.received",
-        { input: { answer: { questionId: "q_1", value: "a", text: "A" } } },
+        {
+          input: { source: "user", answer: { questionId: "q_1", value: "a", text: "A" } },
+          mode: "queue",
+        },
         "turn_2",
       ),
     ]);
@@ -125,14 +141,15 @@ describe("foldEvents", () => {
     seq = 0;
     const card = { title: "Move c1", facts: [{ label: "Plan", value: "pro" }] };
     let s = foldEvents(emptyState, [
-      ev("tool.started", { tool: "attach", callId: "c1", input: { customerId: "c1" } }),
-      ev("tool.completed", { tool: "attach", callId: "c1", output: { approvalId: "apr_1" } }),
+      ev("tool.started", { ...call("attach", "c1"), input: { customerId: "c1" } }),
+      ev("tool.completed", { ...call("attach", "c1"), output: { approvalId: "apr_1" } }),
       ev("approval.requested", {
         approvalId: "apr_1",
         tool: "attach",
         callId: "c1",
         input: {},
         card,
+        digest: "sha256:0",
       }),
     ]);
     expect(s.items.map((i) => i.kind)).toEqual(["approval"]);
@@ -141,9 +158,9 @@ describe("foldEvents", () => {
       ev("approval.decided", {
         approvalId: "apr_1",
         status: "approved",
-        decision: { id: "d", decidedBy: "ana" },
+        decision: { id: "d", decidedAt: "2026-01-01T00:00:00Z", decidedBy: "ana" },
       }),
-      ev("approval.applying", { approvalId: "apr_1", attempt: 1 }),
+      ev("approval.applying", { approvalId: "apr_1", attempt: 1, decisionId: "d" }),
       ev("approval.unconfirmed", { approvalId: "apr_1", message: "may have happened" }),
     ]);
     expect(s.approvals[0]).toMatchObject({
@@ -152,8 +169,8 @@ describe("foldEvents", () => {
       message: "may have happened",
     });
     s = foldEvents(s, [
-      ev("approval.retried", { approvalId: "apr_1" }),
-      ev("approval.applying", { approvalId: "apr_1", attempt: 2 }),
+      ev("approval.retried", { approvalId: "apr_1", decisionId: "d" }),
+      ev("approval.applying", { approvalId: "apr_1", attempt: 2, decisionId: "d" }),
       ev("approval.applied", { approvalId: "apr_1", outcome: { ok: true } }),
     ]);
     expect(s.approvals[0]).toMatchObject({ status: "applied", attempts: 2, outcome: { ok: true } });
@@ -162,13 +179,12 @@ describe("foldEvents", () => {
   it("shows failures with their public code and closes a stream the turn abandoned", () => {
     seq = 0;
     const s = foldEvents(emptyState, [
-      ev("message.received", { input: { text: "go" } }),
+      ev("message.received", { input: { source: "user", text: "go" }, mode: "queue" }),
       ev("turn.started", {}),
       ev("message.delta", { messageId: "m", text: "Work" }),
-      ev("tool.started", { tool: "t", callId: "c", input: {} }),
+      ev("tool.started", { ...call("t", "c"), input: {} }),
       ev("tool.failed", {
-        tool: "t",
-        callId: "c",
+        ...call("t", "c"),
         message: "The turn failed before t finished",
         settledBy: "turn_failed",
       }),

@@ -56,3 +56,6 @@ export const agentInputShape: Shape<AgentInput> = named(
     steering: optional(array(plainInput)),
   }),
 ) as Shape<AgentInput>;
+
+/** The `input` of `POST /sessions/<id>/turns`: `source` defaults to `user`. */
+export type TurnInput = Omit<AgentInput, "source" | "steering"> & { source?: InputSource };
