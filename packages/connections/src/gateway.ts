@@ -1,9 +1,12 @@
 // The egress gateway: the only place a secret value meets a request. Agent code reaches it on
-// loopback with a short-lived, session-bound token (see connection-fetch.ts in the agent SDK for
-// the wire format); per request it checks the token, the connection the agent's deployment
-// declared, the method, the path and the body size, adds the secret headers, calls the origin
-// and streams the answer back, reporting egress.request / egress.response / egress.failed.
+// loopback with a session-bound token that lives as long as its tool call (see
+// connection-fetch.ts in the agent SDK for the wire format); per request it checks the token,
+// the connection the agent's deployment declared, the method, the path and the body size, adds
+// the secret headers (refused when a secret is bound to other origins), calls the origin and
+// streams the answer back with any echo of a secret replaced, reporting egress.request /
+// egress.response / egress.failed.
 
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
@@ -14,7 +17,11 @@ import {
   type JsonObject,
   egressWire as wire,
 } from "@opencomputer/agent";
+import { asRefusal, decodePath, readBody, writeRefusal, writeRelayHead } from "./gateway-http.ts";
+import { LiveTokens } from "./live-tokens.ts";
+import { echoForms, redactingStream } from "./redact.ts";
 import { EgressRefusal } from "./refusal.ts";
+import { upstreamHeaders } from "./secret-headers.ts";
 import type { SecretResolver } from "./secret-store.ts";
 import { type EgressClaims, TokenSigner } from "./token.ts";
 import { callUpstream } from "./upstream.ts";
@@ -42,9 +49,11 @@ export interface EgressGatewayOptions {
   devMode?: boolean;
   /** HMAC key for tokens (≥ 32 bytes); random per gateway when absent. */
   tokenKey?: Uint8Array;
-  /** Token lifetime when issueToken is given none (default 15 minutes). */
+  /** The longest a token lives when its call is never revoked (default 15 minutes). */
   defaultTtlMs?: number;
   maxRedirects?: number;
+  /** Epoch milliseconds, for token lifetimes (tests). */
+  now?: () => number;
   log?: { error(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -58,29 +67,26 @@ export interface TokenRequest {
 
 export type EgressGateway = ReturnType<typeof createEgressGateway>;
 
-/** Hop-by-hop and framing headers are the gateway's business, not the agent's or the origin's. */
-const DROPPED_REQUEST_HEADERS = new Set([
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "te",
-  "trailer",
-  "upgrade",
-  "host",
-  "content-length",
-  "expect",
-]);
-const DROPPED_RESPONSE_HEADERS = new Set([
-  ...DROPPED_REQUEST_HEADERS,
-  // fetch already decoded the body: passing the encoding on would make the client decode twice.
-  "content-encoding",
-  "set-cookie",
-  "set-cookie2",
-]);
+interface Target {
+  connectionId: string;
+  method: string;
+  path: string;
+}
+
+/** What one request learns as it is checked; the failure report uses whatever is known. */
+interface RequestState {
+  claims?: EgressClaims;
+  target?: Target;
+  /** Echo forms of the secrets sent: redacted from the answer and from refusals. */
+  forms: Buffer[];
+}
+
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 export function createEgressGateway(options: EgressGatewayOptions) {
+  const now = options.now ?? Date.now;
   const signer = new TokenSigner(options.tokenKey);
+  const live = new LiveTokens(now);
   const defaultTtlMs = options.defaultTtlMs ?? 15 * 60_000;
   const maxRedirects = options.maxRedirects ?? 5;
   const server: Server = createServer((req, res) => void handle(req, res));
@@ -104,108 +110,90 @@ export function createEgressGateway(options: EgressGatewayOptions) {
     res.on("close", () => {
       if (!res.writableFinished) controller.abort();
     });
-    let claims: EgressClaims | undefined;
-    let target: { connectionId: string; method: string; path: string } | undefined;
-    let requested = false;
+    const state: RequestState = { forms: [] };
+    let untrack = () => {};
     const started = performance.now();
     try {
-      claims = authenticate(req);
-      const connection = await findConnection(claims, req);
-      const method = String(req.headers[wire.EGRESS_METHOD_HEADER] ?? "").toUpperCase();
-      const rawPath = decodePath(req.headers[wire.EGRESS_PATH_HEADER]);
-      target = { connectionId: connection.id, method, path: rawPath.split("?")[0] ?? rawPath };
-      if (!(connection.methods as readonly string[]).includes(method)) {
-        throw new EgressRefusal(
-          405,
-          "egress_method_refused",
-          `${method || "(none)"} is not allowed; the connection declares ${connection.methods.join(", ")}`,
-          "init.method",
-        );
-      }
-      const checked = checkEgressPath(rawPath, connection.pathPrefix);
-      if (!checked.ok) throw new EgressRefusal(400, checked.code, checked.message, "path");
-      target.path = checked.path.split("?")[0] ?? checked.path;
-      checkOrigin(connection.origin);
-      const headers = await upstreamHeaders(req, connection, claims.environment);
-      const body = await readBody(req);
-      if (body && (method === "GET" || method === "HEAD")) {
-        throw new EgressRefusal(
-          400,
-          "egress_body_invalid",
-          `a ${method} request cannot have a body`,
-          "init.body",
-        );
-      }
-      requested = true;
-      await emit(claims.sessionId, event(claims, "egress.request", target));
-      const upstream = await callUpstream({
-        connection,
-        method,
-        path: checked.path,
-        headers,
-        body,
-        signal: controller.signal,
-        maxRedirects,
-      });
-      const pairs: [string, string][] = [];
-      for (const [name, value] of upstream.headers) {
-        if (!DROPPED_RESPONSE_HEADERS.has(name)) pairs.push([name, value]);
-      }
-      res.writeHead(200, {
-        [wire.EGRESS_STATUS_HEADER]: String(upstream.status),
-        [wire.EGRESS_STATUS_TEXT_HEADER]: encodeURIComponent(upstream.statusText),
-        [wire.EGRESS_HEADERS_HEADER]: wire.encodeHeaderPairs(pairs),
-        "content-type": "application/octet-stream",
-      });
+      const claims = authenticate(req);
+      state.claims = claims;
+      untrack = live.track(claims.id ?? "", controller);
+      const request = await prepare(req, claims, state);
+      await emit(claims.sessionId, event(claims, "egress.request", { ...state.target! }));
+      const upstream = await callUpstream({ ...request, signal: controller.signal, maxRedirects });
+      writeRelayHead(res, upstream, state.forms);
       if (upstream.body) {
-        await pipeline(
-          Readable.fromWeb(upstream.body as import("node:stream/web").ReadableStream),
-          res,
-        );
+        const body = Readable.fromWeb(upstream.body as import("node:stream/web").ReadableStream);
+        if (state.forms.length > 0) await pipeline(body, redactingStream(state.forms), res);
+        else await pipeline(body, res);
       } else res.end();
       await emit(
         claims.sessionId,
         event(claims, "egress.response", {
-          ...target,
+          ...state.target!,
           status: upstream.status,
           durationMs: Math.round(performance.now() - started),
         }),
       );
     } catch (error) {
-      const refusal = asRefusal(error, controller.signal);
-      if (claims && target) {
-        await emit(
-          claims.sessionId,
-          event(claims, "egress.failed", { ...target, message: refusal.message }),
-        );
-      } else if (claims && !requested) {
-        // Refused before the connection was known (e.g. undeclared): still the session's business.
-        await emit(
-          claims.sessionId,
-          event(claims, "egress.failed", {
-            connectionId: String(req.headers[wire.EGRESS_CONNECTION_HEADER] ?? ""),
-            method: String(req.headers[wire.EGRESS_METHOD_HEADER] ?? ""),
-            path: "",
-            message: refusal.message,
-          }),
-        );
-      }
-      if (!res.headersSent) {
-        res.writeHead(refusal.status, {
-          [wire.EGRESS_ERROR_HEADER]: "1",
-          "content-type": "application/json",
-        });
-        res.end(
-          JSON.stringify({
-            error: {
-              code: refusal.code,
-              message: refusal.message,
-              ...(refusal.path ? { path: refusal.path } : {}),
-            },
-          }),
-        );
-      } else res.destroy();
+      const refusal = asRefusal(error, controller.signal, state.forms);
+      await reportFailure(req, state, refusal);
+      writeRefusal(res, refusal);
+    } finally {
+      untrack();
     }
+  }
+
+  /** Every check before the origin is called; the request to send, with its secret headers. */
+  async function prepare(req: IncomingMessage, claims: EgressClaims, state: RequestState) {
+    const connection = await findConnection(claims, req);
+    const method = String(req.headers[wire.EGRESS_METHOD_HEADER] ?? "").toUpperCase();
+    const rawPath = decodePath(req.headers[wire.EGRESS_PATH_HEADER]);
+    state.target = { connectionId: connection.id, method, path: rawPath.split("?")[0] ?? rawPath };
+    if (!(connection.methods as readonly string[]).includes(method)) {
+      throw new EgressRefusal(
+        405,
+        "egress_method_refused",
+        `${method || "(none)"} is not allowed; the connection declares ${connection.methods.join(", ")}`,
+        "init.method",
+      );
+    }
+    const checked = checkEgressPath(rawPath, connection.pathPrefix);
+    if (!checked.ok) throw new EgressRefusal(400, checked.code, checked.message, "path");
+    state.target.path = checked.path.split("?")[0] ?? checked.path;
+    checkOrigin(connection.origin);
+    const { headers, values } = await upstreamHeaders(
+      req.headers[wire.EGRESS_HEADERS_HEADER] as string | undefined,
+      connection,
+      claims.environment,
+      options.secrets,
+    );
+    state.forms = echoForms(values);
+    const body = await readBody(req);
+    if (body && (method === "GET" || method === "HEAD")) {
+      throw new EgressRefusal(
+        400,
+        "egress_body_invalid",
+        `a ${method} request cannot have a body`,
+        "init.body",
+      );
+    }
+    return { connection, method, path: checked.path, headers, body };
+  }
+
+  /** A refused or failed request of a known token is the session's business: it is logged. */
+  async function reportFailure(req: IncomingMessage, state: RequestState, refusal: EgressRefusal) {
+    const { claims, target } = state;
+    if (!claims) return;
+    // Refused before the connection was known (e.g. undeclared): named as agent code asked.
+    const data = target ?? {
+      connectionId: String(req.headers[wire.EGRESS_CONNECTION_HEADER] ?? ""),
+      method: String(req.headers[wire.EGRESS_METHOD_HEADER] ?? ""),
+      path: "",
+    };
+    await emit(
+      claims.sessionId,
+      event(claims, "egress.failed", { ...data, message: refusal.message }),
+    );
   }
 
   function authenticate(req: IncomingMessage): EgressClaims {
@@ -217,7 +205,7 @@ export function createEgressGateway(options: EgressGatewayOptions) {
     if (typeof token !== "string") {
       throw new EgressRefusal(401, "egress_token_invalid", "the request carries no egress token");
     }
-    const verified = signer.verify(token);
+    const verified = signer.verify(token, now());
     if (!verified.ok) {
       throw verified.reason === "expired"
         ? new EgressRefusal(
@@ -230,6 +218,13 @@ export function createEgressGateway(options: EgressGatewayOptions) {
             "egress_token_invalid",
             "the egress token is not one this gateway issued",
           );
+    }
+    if (!live.isLive(verified.claims.id)) {
+      throw new EgressRefusal(
+        401,
+        "egress_token_expired",
+        "the egress token ended with its tool call (run, preview or apply); make requests while the call runs and await them before it returns",
+      );
     }
     if (verified.claims.sessionId !== decodeURIComponent(match[1]!)) {
       throw new EgressRefusal(
@@ -274,54 +269,6 @@ export function createEgressGateway(options: EgressGatewayOptions) {
     );
   }
 
-  async function upstreamHeaders(
-    req: IncomingMessage,
-    connection: ConnectionDeclaration,
-    environment: string,
-  ) {
-    const pairs = wire.decodeHeaderPairs(
-      req.headers[wire.EGRESS_HEADERS_HEADER] as string | undefined,
-    );
-    if (!pairs)
-      throw new EgressRefusal(
-        400,
-        "egress_headers_invalid",
-        "the request headers are malformed",
-        "init.headers",
-      );
-    const headers = new Headers();
-    for (const [name, value] of pairs) {
-      const lower = name.toLowerCase();
-      if (wire.CREDENTIAL_HEADERS.includes(lower)) {
-        throw new EgressRefusal(
-          400,
-          "egress_header_refused",
-          `the "${lower}" header carries credentials, which come only from the connection's secret headers`,
-          `init.headers.${lower}`,
-        );
-      }
-      if (!DROPPED_REQUEST_HEADERS.has(lower)) headers.append(lower, value);
-    }
-    // Declared headers override the agent's: the agent cannot replace a secret header.
-    for (const [name, value] of Object.entries(connection.headers)) {
-      if (typeof value === "string") {
-        headers.set(name, value);
-        continue;
-      }
-      const secret = await options.secrets.resolve(environment, value.secret);
-      if (secret === undefined) {
-        throw new EgressRefusal(
-          424,
-          "egress_secret_missing",
-          `the secret ${value.secret} is not set for the ${environment} environment; run \`opencomputer secrets set ${value.secret} --environment ${environment}\`${environment === "development" ? " or add it to opencomputer/.env.local" : ""}`,
-          `headers.${name}`,
-        );
-      }
-      headers.set(name, `${value.prefix ?? ""}${secret}${value.suffix ?? ""}`);
-    }
-    return headers;
-  }
-
   return {
     /** Starts listening on 127.0.0.1 (an ephemeral port unless given); resolves to the base URL. */
     async listen(port = 0): Promise<string> {
@@ -341,15 +288,30 @@ export function createEgressGateway(options: EgressGatewayOptions) {
     sessionUrl(sessionId: string): string {
       return `${this.url}/s/${encodeURIComponent(sessionId)}`;
     },
-    /** A signed token for one session (ttl default 15 minutes). */
+    /** A signed token for one session, live until revoked or `ttlMs` (default 15 minutes). */
     issueToken(sessionId: string, request: TokenRequest): string {
       const { ttlMs, ...rest } = request;
-      return signer.sign({ sessionId, ...rest, expiresAt: Date.now() + (ttlMs ?? defaultTtlMs) });
+      const id = randomBytes(16).toString("base64url");
+      const expiresAt = now() + (ttlMs ?? defaultTtlMs);
+      live.add(id, expiresAt);
+      return signer.sign({ id, sessionId, ...rest, expiresAt });
     },
     /** What the runtime puts in the egress context of one execution of agent code. */
     issue(claims: { sessionId: string } & TokenRequest): { gatewayUrl: string; token: string } {
       const { sessionId, ...request } = claims;
       return { gatewayUrl: this.sessionUrl(sessionId), token: this.issueToken(sessionId, request) };
+    },
+    /**
+     * Ends a token when its call settles: later requests are refused (egress_token_expired) and
+     * requests still in flight are aborted. False for a token that was not live.
+     */
+    revoke(token: string): boolean {
+      const id = signer.open(token)?.id;
+      return id === undefined ? false : live.revoke(id);
+    },
+    /** Tokens issued and neither revoked nor pruned after expiry (diagnostics, tests). */
+    get liveTokens(): number {
+      return live.size;
     },
     async close(): Promise<void> {
       if (!server.listening) return;
@@ -362,44 +324,4 @@ export function createEgressGateway(options: EgressGatewayOptions) {
 
 function event(claims: EgressClaims, type: EgressEvent["type"], data: JsonObject): EgressEvent {
   return { type, ...(claims.turnId ? { turnId: claims.turnId } : {}), data };
-}
-
-function decodePath(value: string | string[] | undefined): string {
-  if (typeof value !== "string") return "";
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return "";
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const declared = Number(req.headers["content-length"] ?? 0);
-  const tooLarge = () =>
-    new EgressRefusal(
-      413,
-      "egress_body_too_large",
-      `the request body is larger than ${wire.MAX_EGRESS_BODY_BYTES} bytes (5 MiB), the limit for a connection request`,
-      "init.body",
-    );
-  if (declared > wire.MAX_EGRESS_BODY_BYTES) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > wire.MAX_EGRESS_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return size === 0 ? undefined : Buffer.concat(chunks);
-}
-
-function asRefusal(error: unknown, signal: AbortSignal): EgressRefusal {
-  if (error instanceof EgressRefusal) return error;
-  if (signal.aborted)
-    return new EgressRefusal(499, "egress_cancelled", "the request was cancelled");
-  return new EgressRefusal(
-    502,
-    "egress_failed",
-    `the request failed: ${(error as Error)?.message ?? String(error)}`,
-  );
 }

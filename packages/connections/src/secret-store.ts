@@ -1,7 +1,12 @@
-// Secrets at rest: write-only from every API's point of view (set, remove, list names and
-// dates); only the egress gateway resolves a value, per request. Values are encrypted with
-// AES-256-GCM under a key file the server holds (0600); each value's environment and name are
-// bound into the ciphertext (additional data), so a value copied to another slot fails to open.
+// Secrets at rest: write-only from every API's point of view (set, remove, list names, dates
+// and origin bindings); only the egress gateway resolves a value, per request. Values are
+// encrypted with AES-256-GCM under a key file the server holds (0600); each value's environment
+// and name, and the origins it is bound to, are bound into the ciphertext (additional data), so
+// a value copied to another slot, or a binding edited in the file, fails to open.
+//
+// File versions: 1 (no bindings) is read as is and its records stay valid (unbound, sealed
+// without origins); every write stores version 2, which an older opencomputer refuses rather
+// than ignoring the bindings in it.
 
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import {
@@ -14,33 +19,55 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { OpenComputerError, SECRET_NAME_PATTERN } from "@opencomputer/agent";
+import { normalizeOrigins } from "./origin-binding.ts";
+import { SecretError } from "./secret-error.ts";
+import { checkEnvironment, checkName, checkValue } from "./secret-rules.ts";
 
-export const SECRET_ENVIRONMENTS = ["development", "production"] as const;
-export type SecretEnvironment = (typeof SECRET_ENVIRONMENTS)[number];
-/** Values are sent as header values: bounded, and without line breaks. */
-export const SECRET_VALUE_MAX_BYTES = 16 * 1024;
+export {
+  checkEnvironment,
+  checkName,
+  SECRET_ENVIRONMENTS,
+  SECRET_VALUE_MAX_BYTES,
+  type SecretEnvironment,
+} from "./secret-rules.ts";
+export { SecretError };
 
 export interface SecretInfo {
   name: string;
   environment: string;
   createdAt: string;
   updatedAt: string;
+  /** The only origins the gateway sends it to; empty: any connection's origin. */
+  origins: string[];
 }
 
-/** What the gateway needs: a value by environment and name, or undefined. */
+/** A value with the origins it may be sent to (none listed: any). */
+export interface ResolvedSecret {
+  value: string;
+  origins?: readonly string[];
+}
+
+/** What the gateway needs: a value (bare, or with its binding) by environment and name. */
 export interface SecretResolver {
-  resolve(environment: string, name: string): Promise<string | undefined>;
+  resolve(environment: string, name: string): Promise<string | ResolvedSecret | undefined>;
+}
+
+export interface SetSecretOptions {
+  /** The origins it may be sent to; [] unbinds; absent keeps an existing secret's binding. */
+  origins?: readonly string[];
 }
 
 /** The secret store port: no method returns a value except `resolve`, which only the gateway calls. */
 export interface SecretStore extends SecretResolver {
-  set(environment: string, name: string, value: string): Promise<{ created: boolean }>;
+  set(
+    environment: string,
+    name: string,
+    value: string,
+    options?: SetSecretOptions,
+  ): Promise<{ created: boolean; origins: string[] }>;
   remove(environment: string, name: string): Promise<boolean>;
   list(environment: string): Promise<SecretInfo[]>;
 }
-
-export class SecretError extends OpenComputerError {}
 
 interface Sealed {
   iv: string;
@@ -48,9 +75,11 @@ interface Sealed {
   data: string;
   createdAt: string;
   updatedAt: string;
+  /** Present from version 2 on (then sealed with them); absent in version 1 records. */
+  origins?: string[];
 }
 interface SecretFile {
-  version: 1;
+  version: 1 | 2;
   environments: Record<string, Record<string, Sealed>>;
 }
 
@@ -65,22 +94,31 @@ export class FileSecretStore implements SecretStore {
 
   constructor(private readonly paths: { file: string; keyFile: string }) {}
 
-  async set(environment: string, name: string, value: string): Promise<{ created: boolean }> {
+  async set(
+    environment: string,
+    name: string,
+    value: string,
+    options: SetSecretOptions = {},
+  ): Promise<{ created: boolean; origins: string[] }> {
     checkEnvironment(environment);
     checkName(name);
     checkValue(value);
+    const given = options.origins ? normalizeOrigins(options.origins) : undefined;
     const file = this.read();
     const slot = file.environments[environment] ?? {};
     file.environments[environment] = slot;
     const now = new Date().toISOString();
     const previous = slot[name];
+    // A new value for a bound secret stays bound: rotating a key must not widen where it goes.
+    const origins = given ?? previous?.origins ?? [];
     slot[name] = {
-      ...this.seal(environment, name, value),
+      ...this.seal(environment, name, value, origins),
+      origins,
       createdAt: previous?.createdAt ?? now,
       updatedAt: now,
     };
     this.write(file);
-    return { created: previous === undefined };
+    return { created: previous === undefined, origins };
   }
 
   async remove(environment: string, name: string): Promise<boolean> {
@@ -98,11 +136,17 @@ export class FileSecretStore implements SecretStore {
     checkEnvironment(environment);
     const slot = this.read().environments[environment] ?? {};
     return Object.entries(slot)
-      .map(([name, s]) => ({ name, environment, createdAt: s.createdAt, updatedAt: s.updatedAt }))
+      .map(([name, s]) => ({
+        name,
+        environment,
+        createdAt: s.createdAt,
+        updatedAt: s.updatedAt,
+        origins: [...(s.origins ?? [])],
+      }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  async resolve(environment: string, name: string): Promise<string | undefined> {
+  async resolve(environment: string, name: string): Promise<ResolvedSecret | undefined> {
     const sealed = this.read().environments[environment]?.[name];
     if (!sealed) return undefined;
     const decipher = createDecipheriv(
@@ -110,13 +154,14 @@ export class FileSecretStore implements SecretStore {
       this.loadKey(),
       Buffer.from(sealed.iv, "base64"),
     );
-    decipher.setAAD(aad(environment, name));
+    decipher.setAAD(aad(environment, name, sealed.origins));
     decipher.setAuthTag(Buffer.from(sealed.tag, "base64"));
     try {
-      return Buffer.concat([
+      const value = Buffer.concat([
         decipher.update(Buffer.from(sealed.data, "base64")),
         decipher.final(),
       ]).toString("utf8");
+      return { value, origins: [...(sealed.origins ?? [])] };
     } catch {
       throw new SecretError(
         "secret_unreadable",
@@ -126,10 +171,10 @@ export class FileSecretStore implements SecretStore {
     }
   }
 
-  private seal(environment: string, name: string, value: string) {
+  private seal(environment: string, name: string, value: string, origins: readonly string[]) {
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.loadKey(), iv);
-    cipher.setAAD(aad(environment, name));
+    cipher.setAAD(aad(environment, name, origins));
     const data = Buffer.concat([cipher.update(value, "utf8"), cipher.final()]);
     return {
       iv: iv.toString("base64"),
@@ -173,15 +218,13 @@ export class FileSecretStore implements SecretStore {
   }
 
   private read(): SecretFile {
-    if (!existsSync(this.paths.file)) return { version: 1, environments: {} };
+    if (!existsSync(this.paths.file)) return { version: 2, environments: {} };
     const parsed = JSON.parse(readFileSync(this.paths.file, "utf8")) as SecretFile;
-    if (parsed.version !== 1 || typeof parsed.environments !== "object") {
+    if ((parsed.version !== 1 && parsed.version !== 2) || typeof parsed.environments !== "object") {
       throw new SecretError(
         "secret_store_invalid",
-        `${this.paths.file} is not a secret store of version 1`,
-        {
-          path: this.paths.file,
-        },
+        `${this.paths.file} is not a secret store of version 1 or 2`,
+        { path: this.paths.file },
       );
     }
     return parsed;
@@ -190,54 +233,24 @@ export class FileSecretStore implements SecretStore {
   private write(file: SecretFile): void {
     mkdirSync(dirname(this.paths.file), { recursive: true });
     const temp = `${this.paths.file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-    writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+    const current: SecretFile = { version: 2, environments: file.environments };
+    writeFileSync(temp, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 });
     chmodSync(temp, 0o600);
     renameSync(temp, this.paths.file);
   }
 }
 
-function aad(environment: string, name: string): Buffer {
-  return Buffer.from(`opencomputer.secret.v1\0${environment}\0${name}`, "utf8");
-}
-
-export function checkEnvironment(environment: string): asserts environment is SecretEnvironment {
-  if (!(SECRET_ENVIRONMENTS as readonly string[]).includes(environment)) {
-    throw new SecretError(
-      "secret_environment_invalid",
-      `environment must be ${SECRET_ENVIRONMENTS.join(" or ")}; got ${JSON.stringify(environment)}`,
-      { path: "environment" },
-    );
+/**
+ * What a ciphertext is bound to. Version 1 records (no origins field) keep their original
+ * additional data; a record with origins is sealed with them, so removing or editing the
+ * binding in the file makes the value fail to open instead of widening where it goes.
+ */
+function aad(environment: string, name: string, origins: readonly string[] | undefined): Buffer {
+  if (origins === undefined) {
+    return Buffer.from(`opencomputer.secret.v1\0${environment}\0${name}`, "utf8");
   }
-}
-
-export function checkName(name: string): void {
-  if (typeof name !== "string" || !SECRET_NAME_PATTERN.test(name)) {
-    throw new SecretError(
-      "secret_name_invalid",
-      `secret names are capital letters, digits and underscores, starting with a letter, at most 128 characters (${String(SECRET_NAME_PATTERN)}); got ${JSON.stringify(name)}`,
-      { path: "name" },
-    );
-  }
-}
-
-function checkValue(value: string): void {
-  if (typeof value !== "string" || value.length === 0) {
-    throw new SecretError("secret_value_invalid", "the secret value is empty", { path: "value" });
-  }
-  if (/[\r\n\0]/.test(value)) {
-    throw new SecretError(
-      "secret_value_invalid",
-      "the secret value contains a line break or NUL; secrets are sent as header values, which cannot",
-      { path: "value" },
-    );
-  }
-  if (Buffer.byteLength(value, "utf8") > SECRET_VALUE_MAX_BYTES) {
-    throw new SecretError(
-      "secret_value_invalid",
-      `the secret value is larger than ${SECRET_VALUE_MAX_BYTES} bytes`,
-      {
-        path: "value",
-      },
-    );
-  }
+  return Buffer.from(
+    `opencomputer.secret.v2\0${environment}\0${name}\0${origins.join(" ")}`,
+    "utf8",
+  );
 }

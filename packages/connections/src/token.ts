@@ -1,11 +1,14 @@
-// Egress tokens: HMAC-SHA256-signed claims, checked without any lookup, so a token works in
-// whichever process the agent code runs and costs nothing to issue per tool call. The key is
-// random per gateway unless the operator gives one (several control-plane processes sharing a
-// key): restarting the gateway invalidates every token, which short lifetimes make harmless.
+// Egress tokens: HMAC-SHA256-signed claims, so a token works in whichever process the agent
+// code runs and a forged one is refused without any lookup. The signature alone cannot end a
+// token early, so each token also carries a random id the issuing gateway holds while the tool
+// call runs (live-tokens.ts): the call settling revokes it. The key is random per gateway unless
+// the operator gives one; restarting the gateway invalidates every token.
 
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 export interface EgressClaims {
+  /** Random per token: what the issuing gateway holds live until the call settles. */
+  id?: string;
   sessionId: string;
   agentId: string;
   /** The session's deployment: its connections are the ones the gateway allows. */
@@ -37,25 +40,26 @@ export class TokenSigner {
     token: string,
     now = Date.now(),
   ): { ok: true; claims: EgressClaims } | { ok: false; reason: "malformed" | "expired" } {
-    const [version, payload, mac, extra] = token.split(".");
-    if (version !== VERSION || !payload || !mac || extra !== undefined) {
-      return { ok: false, reason: "malformed" };
-    }
-    const expected = Buffer.from(this.mac(payload), "utf8");
-    const given = Buffer.from(mac, "utf8");
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-      return { ok: false, reason: "malformed" };
-    }
-    let claims: EgressClaims;
-    try {
-      claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as EgressClaims;
-    } catch {
-      return { ok: false, reason: "malformed" };
-    }
+    const claims = this.open(token);
+    if (!claims) return { ok: false, reason: "malformed" };
     if (typeof claims.expiresAt !== "number" || claims.expiresAt <= now) {
       return { ok: false, reason: "expired" };
     }
     return { ok: true, claims };
+  }
+
+  /** The claims of a token this signer made, expired or not; undefined for anything else. */
+  open(token: string): EgressClaims | undefined {
+    const [version, payload, mac, extra] = token.split(".");
+    if (version !== VERSION || !payload || !mac || extra !== undefined) return undefined;
+    const expected = Buffer.from(this.mac(payload), "utf8");
+    const given = Buffer.from(mac, "utf8");
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+    try {
+      return JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as EgressClaims;
+    } catch {
+      return undefined;
+    }
   }
 
   private mac(payload: string): string {

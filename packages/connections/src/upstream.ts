@@ -34,8 +34,12 @@ export async function callUpstream(request: UpstreamRequest): Promise<Response> 
         signal,
       });
     } catch (error) {
-      if (signal.aborted)
-        throw new EgressRefusal(499, "egress_cancelled", "the request was cancelled");
+      if (signal.aborted) {
+        // The reason says why (e.g. its call ended and the token was revoked), when it was us.
+        throw signal.reason instanceof EgressRefusal
+          ? signal.reason
+          : new EgressRefusal(499, "egress_cancelled", "the request was cancelled");
+      }
       const cause = (error as { cause?: { code?: unknown } }).cause;
       const code = typeof cause?.code === "string" ? ` (${cause.code})` : "";
       throw new EgressRefusal(

@@ -33,11 +33,20 @@ async function refusal(promise: Promise<unknown>): Promise<SecretError> {
 describe("FileSecretStore", () => {
   it("keeps values encrypted and separate per environment; lists names and dates only", async () => {
     const store = new FileSecretStore(paths);
-    expect(await store.set("development", "API_KEY", "dev-value-123")).toEqual({ created: true });
-    expect(await store.set("development", "API_KEY", "dev-value-456")).toEqual({ created: false });
+    expect(await store.set("development", "API_KEY", "dev-value-123")).toEqual({
+      created: true,
+      origins: [],
+    });
+    expect(await store.set("development", "API_KEY", "dev-value-456")).toEqual({
+      created: false,
+      origins: [],
+    });
     await store.set("production", "API_KEY", "prod-value-789");
-    expect(await store.resolve("development", "API_KEY")).toBe("dev-value-456");
-    expect(await store.resolve("production", "API_KEY")).toBe("prod-value-789");
+    expect(await store.resolve("development", "API_KEY")).toEqual({
+      value: "dev-value-456",
+      origins: [],
+    });
+    expect(await store.resolve("production", "API_KEY")).toMatchObject({ value: "prod-value-789" });
     expect(await store.resolve("production", "OTHER")).toBeUndefined();
     const listed = await store.list("development");
     expect(listed).toEqual([
@@ -46,15 +55,16 @@ describe("FileSecretStore", () => {
         environment: "development",
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        origins: [],
       },
     ]);
     const onDisk = readFileSync(paths.file, "utf8");
     for (const value of ["dev-value", "prod-value"]) expect(onDisk).not.toContain(value);
     expect(await store.remove("development", "API_KEY")).toBe(true);
     expect(await store.remove("development", "API_KEY")).toBe(false);
-    expect(await new FileSecretStore(paths).resolve("production", "API_KEY")).toBe(
-      "prod-value-789",
-    );
+    expect(await new FileSecretStore(paths).resolve("production", "API_KEY")).toMatchObject({
+      value: "prod-value-789",
+    });
   });
 
   it("binds each value to its slot: a ciphertext moved to another name does not open", async () => {
@@ -112,6 +122,6 @@ describe(".env.local", () => {
     expect(await layered.resolve("development", "K")).toBe("from-env");
     expect(await layered.resolve("production", "K")).toBeUndefined();
     await store.set("development", "K", "from-store");
-    expect(await layered.resolve("development", "K")).toBe("from-store");
+    expect(await layered.resolve("development", "K")).toMatchObject({ value: "from-store" });
   });
 });
