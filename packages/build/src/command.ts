@@ -3,11 +3,12 @@
 // happened), otherwise to stderr as `file:line:column: code message` lines. Warnings never
 // change the exit code; they go to stderr as `file:line:column: warning code message` lines in
 // both modes (stdout's JSON array stays errors only), and only when there is no error to fix
-// first.
+// first. When the project's code could not be loaded in the sandbox, a `warning:` line on stderr
+// says what confined it instead (isolation.ts).
 
 import { parseArgs } from "node:util";
 import { buildProject } from "./build.ts";
-import { checkProject } from "./check.ts";
+import { type CheckResult, checkProject } from "./check.ts";
 import {
   type BuildError,
   type BuildWarning,
@@ -61,6 +62,7 @@ export async function runBuildCommand(
 
   if (doctor) {
     const result = await checkProject(dir, options);
+    confinement(result.isolation, io);
     if (report(result.errors, json, io)) return 1;
     warn(result.warnings, io);
     for (const agent of result.agents) {
@@ -73,6 +75,7 @@ export async function runBuildCommand(
     return 0;
   }
   const result = await buildProject(dir, options);
+  confinement(result.isolation, io);
   if (report(result.errors, json, io)) return 1;
   warn(result.warnings, io);
   for (const deployment of result.deployments) {
@@ -104,6 +107,11 @@ function report(errors: BuildError[], json: boolean, io: CommandIO): boolean {
     io.stderr(`${formatErrors(sorted)}\n${sorted.length} error${sorted.length === 1 ? "" : "s"}\n`);
   }
   return sorted.length > 0;
+}
+
+/** Says so, on stderr, when the project's code loaded with less than the sandbox. */
+function confinement(isolation: CheckResult["isolation"], io: CommandIO): void {
+  if (isolation.kind !== "sandbox") io.stderr(`warning: ${isolation.description}\n`);
 }
 
 function warn(warnings: BuildWarning[], io: CommandIO): void {

@@ -8,7 +8,9 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const OUTPUT = fileURLToPath(new URL("../test-output", import.meta.url));
+// At the repository's root (so `@opencomputer/agent` resolves, gitignored), not under
+// packages/build: the sandbox binds the loader's own package whole, as a real project never is.
+const OUTPUT = fileURLToPath(new URL("../../../test-output", import.meta.url));
 
 /** What the module saw at load. */
 export interface Probe {
@@ -19,6 +21,7 @@ export interface Probe {
   shadow: string;
   otherSecret: string;
   ownSecret: string;
+  ownEnv: string;
   network: string;
 }
 
@@ -31,7 +34,7 @@ export interface ProbeTargets {
   marker: string;
 }
 
-const PROBE = (t: ProbeTargets, ownSecret: string) => `
+const PROBE = (t: ProbeTargets, ownSecret: string, ownEnv: string) => `
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
@@ -52,6 +55,7 @@ export const probe = JSON.stringify({
   shadow: tryRead("/etc/shadow"),
   otherSecret: tryRead(${JSON.stringify(t.otherSecret)}),
   ownSecret: tryRead(${JSON.stringify(ownSecret)}),
+  ownEnv: tryRead(${JSON.stringify(ownEnv)}),
   network,
 });
 `;
@@ -80,7 +84,7 @@ throw new Error("PROBE" + probe + "PROBE");
 export type ProbeKind = "tool" | "hang" | "connection";
 
 /**
- * A project under packages/build/test-output (so `@opencomputer/agent` resolves), readable by
+ * A project under the repository's test-output (so `@opencomputer/agent` resolves), readable by
  * other users as a real project is, with a 0600 key file in its own `.opencomputer`.
  */
 export function probeProject(kind: ProbeKind, targets: ProbeTargets): string {
@@ -89,9 +93,10 @@ export function probeProject(kind: ProbeKind, targets: ProbeTargets): string {
     `isolation-${kind}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
   );
   const ownSecret = join(dir, ".opencomputer", "secret.key");
+  const ownEnv = join(dir, ".env.local");
   const files: Record<string, string> = {
     "opencomputer/agents/probe/agent.ts": AGENT,
-    "opencomputer/agents/probe/probe.ts": PROBE(targets, ownSecret),
+    "opencomputer/agents/probe/probe.ts": PROBE(targets, ownSecret, ownEnv),
     "opencomputer/agents/probe/tools/probe.ts": kind === "hang" ? HANG(targets.marker) : TOOL,
   };
   if (kind === "connection") files["opencomputer/connections/probe.ts"] = CONNECTION;
@@ -101,6 +106,8 @@ export function probeProject(kind: ProbeKind, targets: ProbeTargets): string {
   }
   mkdirSync(dirname(ownSecret), { recursive: true });
   writeFileSync(ownSecret, "own-project-secret\n", { mode: 0o600 });
+  // The dev server's secrets file: readable by other users, as people leave it.
+  writeFileSync(ownEnv, "STRIPE_KEY=sk_live_isolation\n", { mode: 0o644 });
   for (let d = dir; d.startsWith(OUTPUT); d = dirname(d)) chmodSync(d, 0o755);
   return dir;
 }

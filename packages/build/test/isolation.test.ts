@@ -113,6 +113,7 @@ const MODES = [
       expect(probe.shadow).toBe("ENOENT");
       expect(probe.otherSecret).toBe("ENOENT");
       expect(probe.ownSecret).toBe("ENOENT");
+      expect(probe.ownEnv).toBe("ENOENT");
       expect(probe.network).not.toBe("reached");
     },
   },

@@ -6,11 +6,14 @@
 //   OPENCOMPUTER_EXECUTION=worker       (default) worker processes
 //   OPENCOMPUTER_EXECUTION=in-process   agent code in the server's own process (debugging only)
 //   OPENCOMPUTER_SANDBOX=0              plain worker processes even where bubblewrap exists
+//   OPENCOMPUTER_WORKER_NETWORK=gateway (default) sandboxed agent code reaches only the egress
+//                                       gateway (connections); =host gives it the host's network
+//
+// The build loads project code with the same choice (`sandboxUnavailable`, @opencomputer/build).
 
-import { accessSync, constants, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import { OpenComputerError } from "@opencomputer/agent";
-import { bwrapAvailable, bwrapLauncher, type RuntimeOptions } from "@opencomputer/runtime";
+import { sandboxUnavailable } from "@opencomputer/build";
+import { bwrapLauncher, type RuntimeOptions } from "@opencomputer/runtime";
 
 export interface ExecutionChoice {
   /** Spread into createRuntime. */
@@ -37,30 +40,33 @@ export function cliExecution(
       { path: "OPENCOMPUTER_EXECUTION" },
     );
   }
+  const network = networkOf(env);
   const why = sandboxUnavailable(projectDir, env);
   if (why) {
     return {
       options: { execution: "worker" },
-      description: `agent code in worker processes (no sandbox: ${why})`,
+      description: `agent code in worker processes (no sandbox: ${why}; host network)`,
     };
   }
   return {
-    options: { execution: "worker", workers: { sandbox: bwrapLauncher() } },
-    description: "agent code in sandboxed worker processes (bubblewrap)",
+    options: {
+      execution: "worker",
+      workers: { sandbox: bwrapLauncher(), ...(network === "host" ? { network } : {}) },
+    },
+    description:
+      network === "host"
+        ? "agent code in sandboxed worker processes (bubblewrap; host network, OPENCOMPUTER_WORKER_NETWORK=host)"
+        : "agent code in sandboxed worker processes (bubblewrap; network: the egress gateway only)",
   };
 }
 
-function sandboxUnavailable(projectDir: string, env: NodeJS.ProcessEnv): string | null {
-  if (env.OPENCOMPUTER_SANDBOX === "0") return "OPENCOMPUTER_SANDBOX=0";
-  if (!bwrapAvailable()) return "bubblewrap is not installed";
-  // A root runtime starts workers as an unprivileged uid, which must be able to reach the project.
-  if (process.getuid?.() === 0) {
-    for (let dir = resolve(projectDir); ; dir = dirname(dir)) {
-      if ((statSync(dir).mode & 0o001) === 0) return `${dir} is not searchable by other users`;
-      if (dirname(dir) === dir) break;
-    }
-  } else {
-    accessSync(projectDir, constants.R_OK);
-  }
-  return null;
+/** The sandboxed workers' network: only the egress gateway unless the operator asks for more. */
+function networkOf(env: NodeJS.ProcessEnv): "gateway" | "host" {
+  const value = env.OPENCOMPUTER_WORKER_NETWORK ?? "gateway";
+  if (value === "gateway" || value === "host") return value;
+  throw new OpenComputerError(
+    "usage",
+    `OPENCOMPUTER_WORKER_NETWORK must be "gateway" (agent code reaches only connections) or "host" (the host's network); got "${value}"`,
+    { path: "OPENCOMPUTER_WORKER_NETWORK" },
+  );
 }

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
 import {
+  buildIsolation,
   buildProject,
   createDeploymentAgents,
   createDeploymentCatalog,
@@ -47,8 +48,11 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   if (mode === "server" && !values.store)
     throw new OpenComputerError("usage", "server needs --store <file.db|postgres://…>");
 
+  // Start-up and every dev rebuild load the project's code, confined as workers are (issue #21).
+  const isolation = buildIsolation(projectDir);
+  if (isolation.kind !== "sandbox") process.stderr.write(`warning: ${isolation.description}\n`);
   const build = async () => {
-    const built = await buildProject(projectDir);
+    const built = await buildProject(projectDir, { isolation });
     if (built.errors.length > 0) process.stderr.write(`${formatErrors(built.errors)}\n`);
     else for (const d of built.deployments) process.stdout.write(`deployed ${d.agentId} ${d.id}\n`);
     return built.errors.length === 0;
@@ -107,6 +111,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
   process.stdout.write(`Console: ${served.url}/console/\n`);
   process.stdout.write(`Execution: ${execution.description}\n`);
+  process.stdout.write(`Build: ${isolation.description}\n`);
   if (printKey) process.stdout.write(`API key: ${printKey}\n`);
 
   let watcher: ReturnType<typeof watch> | undefined;
