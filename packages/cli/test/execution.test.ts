@@ -40,6 +40,19 @@ describe("where dev and server run agent code", () => {
     }
   });
 
+  it("sandboxed workers reach only the egress gateway unless OPENCOMPUTER_WORKER_NETWORK=host", () => {
+    if (!bwrapAvailable()) return;
+    const closed = cliExecution(project(0o755), {});
+    expect(closed.options.workers?.network).toBeUndefined();
+    expect(closed.description).toContain("the egress gateway only");
+    const open = cliExecution(project(0o755), { OPENCOMPUTER_WORKER_NETWORK: "host" });
+    expect(open.options.workers?.network).toBe("host");
+    expect(open.description).toContain("OPENCOMPUTER_WORKER_NETWORK=host");
+    expect(() => cliExecution(project(0o755), { OPENCOMPUTER_WORKER_NETWORK: "on" })).toThrow(
+      expect.objectContaining({ code: "usage", details: { path: "OPENCOMPUTER_WORKER_NETWORK" } }),
+    );
+  });
+
   it("in-process on request; anything else is a usage error naming the variable", () => {
     expect(cliExecution(project(0o755), { OPENCOMPUTER_EXECUTION: "in-process" }).options).toEqual({
       execution: "in-process",

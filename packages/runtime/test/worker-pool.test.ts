@@ -33,8 +33,14 @@ async function poolHarness(workers: WorkerSettings): Promise<{ dir: string }> {
   return { dir };
 }
 
+function execution(): Workers {
+  return h.runtime.execution as Workers;
+}
+
 function workerPids(): number[] {
-  return (h.runtime.execution as Workers).workers().map((w) => w.hostPid!);
+  return execution()
+    .workers()
+    .map((w) => w.hostPid!);
 }
 
 /** Starts a session whose text picks what its `act` does (see the fixture). */
@@ -103,16 +109,19 @@ describe("the worker pool of a deployment", () => {
     expect(workerPids()).toEqual([...pids]);
   });
 
-  it("maxWorkers: 1 keeps one worker under concurrent turns", async () => {
-    await poolHarness({ ...TEST_WORKERS, maxWorkers: 1 });
-    // Each `meet` waits (without blocking) until both have started: both are in flight at once.
-    const [a, b] = [await begin("meet"), await begin("meet")];
+  it("maxWorkers: 1 keeps one worker under concurrent turns, one session's calls at a time", async () => {
+    const { dir } = await poolHarness({ ...TEST_WORKERS, maxWorkers: 1 });
+    const a = await begin("hold");
+    await until(() => existsSync(join(dir, `${a.sessionId}.started`)), 15_000);
+    // The other session's render waits for the worker rather than share it with A's call: agent
+    // code could read (and answer for) any request sent to its own worker.
+    const b = await begin("whoami");
+    await until(() => execution().waiting() === 1, 15_000);
+    writeFileSync(join(dir, "open"), "");
     const [eventsA, eventsB] = await Promise.all([finish(a), finish(b)]);
-    const [outA, outB] = [output(eventsA), output(eventsB)];
-    expect(outA.met).toBe(2);
-    expect(outB.met).toBe(2);
-    expect(outA.pid).toBe(outB.pid);
-    expect(workerPids()).toEqual([outA.pid]);
+    expect(output(eventsA)).toMatchObject({ opened: true, started: 1 });
+    expect(output(eventsB).pid).toBe(output(eventsA).pid);
+    expect(workerPids()).toEqual([output(eventsA).pid]);
   });
 
   it("an invalid maxWorkers is refused with a typed error naming workers.maxWorkers", async () => {

@@ -3,15 +3,17 @@
 // unprivileged uid, a tmpfs root with the system directories read-only, a private /proc (the
 // control plane's processes do not exist in it) and /tmp. Unlike a computer it gets no
 // writable workspace: only the runtime's own code, the deployment and what its location names,
-// all read-only. Sessions with network keep the host's (the egress gateway listens there);
-// microvm sessions get none.
+// all read-only. By default it has no network (the gateway bridge carries egress); with
+// `workers.network: "host"` default sessions share the host's, microvm sessions never do. Inside,
+// prlimit applies the rlimits a control group cannot (file size, open files) and a process count.
 
-import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { WorkerCommand, WorkerLauncher } from "./worker-process.ts";
-import { CHILD_SCRIPT } from "./worker-process.ts";
+import { CHILD_SCRIPT, type WorkerCommand, type WorkerLauncher } from "./worker-command.ts";
+import type { WorkerLimits } from "./worker-limits.ts";
+import { fileRlimits } from "./worker-spawn.ts";
 
 /** The uid/gid the worker runs as, inside the sandbox and (for a root runtime) on the host. */
 export const WORKER_UID = 65534;
@@ -38,6 +40,8 @@ export interface BwrapLauncherOptions {
   bwrapPath?: string;
   /** More host paths every worker may read (e.g. a shared node_modules outside the project). */
   readPaths?: string[];
+  /** util-linux' prlimit (default /usr/bin/prlimit); without it no rlimits are applied. */
+  prlimitPath?: string;
 }
 
 export function bwrapAvailable(path = "/usr/bin/bwrap"): boolean {
@@ -48,10 +52,14 @@ export function bwrapLauncher(options: BwrapLauncherOptions = {}): WorkerLaunche
   const bwrap = options.bwrapPath ?? "/usr/bin/bwrap";
   // The runtime's code and its dependencies: what `node --import tsx child.ts` loads.
   const runtimePaths = [packageRoot(CHILD_SCRIPT), ...installPaths()];
-  return (command, { location, network, bridgeDir }): WorkerCommand => {
+  const prlimit = options.prlimitPath ?? "/usr/bin/prlimit";
+  return (command, { location, network, bridgeDir, limits, admission }): WorkerCommand => {
     const args = [
       "--unshare-all",
       ...(network ? ["--share-net"] : []),
+      ...(admission
+        ? ["--info-fd", String(admission.infoFd), "--block-fd", String(admission.blockFd)]
+        : []),
       "--die-with-parent",
       "--new-session",
       "--cap-drop",
@@ -82,7 +90,9 @@ export function bwrapLauncher(options: BwrapLauncherOptions = {}): WorkerLaunche
     for (const path of location.hidePaths ?? []) {
       if (existsSync(path)) args.push("--tmpfs", path);
     }
-    args.push("--remount-ro", "/", "--chdir", command.cwd, "--", command.command, ...command.args);
+    args.push("--remount-ro", "/", "--chdir", command.cwd, "--");
+    if (limits && existsSync(prlimit)) args.push(prlimit, ...sandboxRlimits(limits), "--");
+    args.push(command.command, ...command.args);
     const root = process.getuid?.() === 0;
     return {
       command: bwrap,
@@ -90,8 +100,19 @@ export function bwrapLauncher(options: BwrapLauncherOptions = {}): WorkerLaunche
       cwd: "/",
       env: { ...command.env, HOME: "/tmp", TMPDIR: "/tmp" },
       ...(root ? { uid: WORKER_UID, gid: WORKER_GID } : {}),
+      ...(admission ? { admission } : {}),
     };
   };
+}
+
+/**
+ * The sandbox's rlimits. RLIMIT_NPROC counts the tasks of the worker's uid in its own user
+ * namespace, so inside a sandbox it bounds the worker alone (on the host it would count every
+ * process of the runtime's user). RLIMIT_AS is left alone: V8 reserves far more address space
+ * than it uses, and a cap on it breaks Node; memory is the control group's and the heap's.
+ */
+function sandboxRlimits(limits: WorkerLimits): string[] {
+  return [`--nproc=${limits.maxTasks}:${limits.maxTasks}`, ...fileRlimits(limits)];
 }
 
 /** The directory of the nearest package.json above `file`. */
@@ -109,13 +130,18 @@ function packageRoots(file: string): string[] {
 
 /**
  * node_modules holding tsx (and, in a workspace, symlinks to our packages) plus the real
- * directories of the @opencomputer packages the worker imports.
+ * directories of the @opencomputer packages the runtime depends on (the worker imports them).
  */
 function installPaths(): string[] {
   const require = createRequire(CHILD_SCRIPT);
   const tsx = require.resolve("tsx");
   const modules = tsx.slice(0, tsx.lastIndexOf("/node_modules/") + "/node_modules".length);
-  const agent = realpathSync(packageRoot(require.resolve("@opencomputer/agent")));
-  const self = fileURLToPath(new URL("../..", import.meta.url));
-  return [modules, agent, realpathSync(self)];
+  const self = realpathSync(fileURLToPath(new URL("../..", import.meta.url)));
+  const manifest = JSON.parse(readFileSync(join(self, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+  };
+  const ours = Object.keys(manifest.dependencies ?? {}).filter((name) =>
+    name.startsWith("@opencomputer/"),
+  );
+  return [modules, self, ...ours.map((name) => realpathSync(packageRoot(require.resolve(name))))];
 }

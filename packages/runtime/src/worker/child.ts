@@ -20,9 +20,10 @@ if (!rawSend) {
   console.error("the worker must be started by the runtime, with an IPC channel");
   process.exit(2);
 }
-// Agent code in this process cannot write to the channel (or read what arrives after the
-// handshake through `process.send`'s sibling listeners it registers later: those see requests
-// of its own deployment only).
+// Agent code gets no `process.send`. That is a convenience, not the boundary: code in this
+// process can still reach the channel (process._send, fd 3, Node's handles) and learn the
+// token. What keeps a forged message from acting for another session is checked by the control
+// plane (worker-process.ts: call ids and keys; worker-pool.ts: one session's calls at a time).
 process.send = undefined;
 
 let token = "";
@@ -92,7 +93,7 @@ function forwardGateway(egress: Egress | undefined): Promise<void> {
 }
 
 async function call(
-  message: ParentMessage & { id: number },
+  message: ParentMessage & { id: number; key: string },
   fn: (signal: AbortSignal) => Promise<CodeOutcome>,
 ) {
   const controller = new AbortController();
@@ -101,7 +102,7 @@ async function call(
     const egress = "egress" in message ? (message.egress as Egress | undefined) : undefined;
     await forwardGateway(egress).catch(() => {});
     const outcome = await fn(controller.signal);
-    send({ type: "outcome", token, id: message.id, outcome });
+    send({ type: "outcome", token, id: message.id, key: message.key, outcome });
   } finally {
     calls.delete(message.id);
   }
@@ -118,9 +119,15 @@ function onMessage(message: ParentMessage): void {
     case "render": {
       try {
         const render = agent.render(message.request);
-        send({ type: "rendered", token, id: message.id, render });
+        send({ type: "rendered", token, id: message.id, key: message.key, render });
       } catch (error) {
-        send({ type: "render_failed", token, id: message.id, error: wireError(error) });
+        send({
+          type: "render_failed",
+          token,
+          id: message.id,
+          key: message.key,
+          error: wireError(error),
+        });
       }
       return;
     }
@@ -130,7 +137,7 @@ function onMessage(message: ParentMessage): void {
           ...message.call,
           signal,
           egress: message.egress,
-          reportProgress: (metadata) => progress(message.id, metadata),
+          reportProgress: (metadata) => progress(message.id, message.key, metadata),
         }),
       ).then(() => {
         // The next model step needs a render: made here, right after the call, it saves the
@@ -138,9 +145,10 @@ function onMessage(message: ParentMessage): void {
         if (!message.renderAfter) return;
         try {
           const render = agent.render(message.render.request);
-          send({ type: "next_render", token, id: message.id, render });
+          send({ type: "next_render", token, id: message.id, key: message.key, render });
         } catch (error) {
-          send({ type: "next_render", token, id: message.id, error: wireError(error) });
+          const failure = wireError(error);
+          send({ type: "next_render", token, id: message.id, key: message.key, error: failure });
         }
       });
       return;
@@ -178,11 +186,11 @@ function onMessage(message: ParentMessage): void {
 }
 
 /** Progress resolves once the control plane recorded it, as it does in-process. */
-function progress(id: number, metadata: JsonValue): Promise<void> {
+function progress(id: number, key: string, metadata: JsonValue): Promise<void> {
   const seq = ++progressSeq;
   return new Promise<void>((resolve, reject) => {
     progressAcks.set(`${id}:${seq}`, { resolve, reject });
-    send({ type: "progress", token, id, seq, metadata });
+    send({ type: "progress", token, id, key, seq, metadata });
   });
 }
 

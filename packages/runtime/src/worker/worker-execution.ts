@@ -5,20 +5,20 @@
 
 import { tmpdir } from "node:os";
 import { OpenComputerError } from "@opencomputer/agent";
+import type { CgroupStatus } from "@opencomputer/sandbox";
 import type { AgentExecution, ExecutionMode } from "../agents/execution.ts";
 import { WorkerLostError } from "../agents/execution.ts";
 import type { AgentResolver } from "../agents/resolver.ts";
 import type { Logger } from "../engine/context.ts";
 import { GatewayBridge } from "./gateway-bridge.ts";
+import type { WorkerLauncher } from "./worker-command.ts";
+import { WorkerGroups } from "./worker-groups.ts";
 import { WorkerHandle } from "./worker-handle.ts";
+import { type WorkerLimits, workerLimitsOf } from "./worker-limits.ts";
+import { type WorkerNetwork, workerNetworkOf } from "./worker-network.ts";
 import { maxWorkersOf, WorkerPool } from "./worker-pool.ts";
-import {
-  DEFAULT_TIMINGS,
-  IDLE_REASON,
-  type WorkerLauncher,
-  type WorkerProcess,
-  type WorkerTimings,
-} from "./worker-process.ts";
+import type { WorkerProcess } from "./worker-process.ts";
+import { DEFAULT_TIMINGS, IDLE_REASON, type WorkerTimings } from "./worker-timings.ts";
 
 export interface WorkerExecutionOptions {
   agents: AgentResolver;
@@ -27,10 +27,24 @@ export interface WorkerExecutionOptions {
   env?: Record<string, string>;
   /**
    * Starts workers inside a sandbox (e.g. `bwrapLauncher()`): every worker then sees only the
-   * files it needs, its own pid namespace, and (microvm sessions) no network. Without it workers
-   * are plain processes with a clean environment, and microvm sessions are refused.
+   * files it needs, its own pid namespace, and no network but the egress gateway (see
+   * `network`). Without it workers are plain processes with a clean environment, and microvm
+   * sessions are refused.
    */
   sandbox?: WorkerLauncher;
+  /**
+   * What a sandboxed worker's network is: `"gateway"` (default; only the egress gateway,
+   * through the gateway bridge) or `"host"` (the host's network, for tools that call `fetch()`
+   * directly). Microvm sessions always get `"gateway"`.
+   */
+  network?: WorkerNetwork;
+  /** Memory, tasks, CPU, file size and open files per worker (DEFAULT_WORKER_LIMITS). */
+  limits?: Partial<WorkerLimits>;
+  /**
+   * Where the cgroup filesystem is (default /sys/fs/cgroup); `false` runs workers without
+   * control groups (then only rlimits and the V8 heap limit bound them).
+   */
+  cgroupRoot?: string | false;
   /**
    * Most worker processes one deployment (and execution mode) may have at once (default 4). A
    * call that finds every worker busy starts another, so a tool that blocks its worker's event
@@ -55,14 +69,22 @@ export function workerEnv(extra: Record<string, string> = {}): Record<string, st
 export function createWorkerExecution(options: WorkerExecutionOptions): AgentExecution & {
   /** The live workers of every pool (starting ones too), for tests and diagnostics. */
   workers(): WorkerProcess[];
+  /** Calls waiting for a worker of their pool (every worker holds another session's calls). */
+  waiting(): number;
+  /** Whether workers get control groups, and where; or why not (once a worker started). */
+  cgroups(): CgroupStatus | undefined;
 } {
   // Refused here, so that createRuntime throws before it runs anything.
   const maxWorkers = maxWorkersOf(options.maxWorkers);
+  const limits = workerLimitsOf(options.limits);
+  const network = workerNetworkOf(options.network);
   const timings = { ...DEFAULT_TIMINGS, ...options.timings };
+  // Detected with the first worker, not here: a runtime that never starts one probes nothing.
+  let groups: WorkerGroups | undefined;
   const handles = new Map<string, Promise<WorkerHandle>>();
   const opened = new Set<WorkerHandle>();
   let closed = false;
-  // Made with the first microvm worker: the only way out of its empty network namespace.
+  // Made with the first worker without network: the only way out of its empty namespace.
   let bridge: GatewayBridge | undefined;
 
   async function openHandle(agentId: string, deploymentId: string, mode: ExecutionMode) {
@@ -81,20 +103,30 @@ export function createWorkerExecution(options: WorkerExecutionOptions): AgentExe
       );
     }
     const location = await options.agents.locate(agentId, deploymentId);
-    if (mode === "microvm") bridge ??= new GatewayBridge();
-    const microvmBridge = mode === "microvm" ? bridge : undefined;
+    // Without a sandbox there is no namespace to leave empty: plain workers use the host's.
+    const hostNetwork = !options.sandbox || (network === "host" && mode !== "microvm");
+    if (!hostNetwork) bridge ??= new GatewayBridge();
+    const workerBridge = hostNetwork ? undefined : bridge;
+    groups ??= new WorkerGroups(options.cgroupRoot);
+    const workerGroups = groups;
     const pool = new WorkerPool(
       () => ({
         location,
         timings,
         env: workerEnv(options.env),
         ...(options.sandbox ? { launcher: options.sandbox } : {}),
-        network: mode !== "microvm",
-        ...(microvmBridge ? { bridge: microvmBridge } : {}),
+        network: hostNetwork,
+        ...(workerBridge ? { bridge: workerBridge } : {}),
+        limits,
+        groups: workerGroups,
         onLost: (reason: string) => {
           // An idle stop is the pool shrinking, not a loss.
           if (closed || reason === IDLE_REASON) return;
           options.log?.warn("agent worker lost", { agentId, deploymentId, reason });
+        },
+        onRefused: (what: string) => {
+          // Only agent code forging on the channel sends these: worth an operator's look.
+          options.log?.warn("agent worker message refused", { agentId, deploymentId, what });
         },
       }),
       maxWorkers,
@@ -122,6 +154,12 @@ export function createWorkerExecution(options: WorkerExecutionOptions): AgentExe
     workers() {
       return [...opened].flatMap((h) => h.pool.workers());
     },
+    waiting() {
+      return [...opened].reduce((sum, h) => sum + h.pool.waiting(), 0);
+    },
+    cgroups() {
+      return groups?.status;
+    },
     async close() {
       closed = true;
       await Promise.allSettled(handles.values());
@@ -129,6 +167,7 @@ export function createWorkerExecution(options: WorkerExecutionOptions): AgentExe
       opened.clear();
       handles.clear();
       await bridge?.close();
+      await groups?.close();
     },
   };
 }

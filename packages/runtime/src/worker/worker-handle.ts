@@ -50,7 +50,7 @@ export class WorkerHandle implements AgentHandle {
         if (made) return { ...made.render, request };
       }
     }
-    const render = await this.pool.use((worker) => worker.render(request));
+    const render = await this.pool.use((worker) => worker.render(request), ownerOf(request.input));
     // The caller's own request object, so a call made with this render can find its input.
     return { ...render, request };
   }
@@ -77,7 +77,7 @@ export class WorkerHandle implements AgentHandle {
             request.reportProgress,
             onNextRender,
           ),
-        request.sessionId,
+        ownerOf(render.request.input, request.sessionId),
       ),
     );
   }
@@ -88,35 +88,39 @@ export class WorkerHandle implements AgentHandle {
     request: Parameters<AgentHandle["previewTool"]>[2],
   ) {
     return this.counted(render, () =>
-      this.pool.use((worker) =>
-        worker.invoke(
-          {
-            type: "preview",
-            render: ref(render),
-            tool,
-            input: request.input,
-            ...(request.egress ? { egress: request.egress } : {}),
-          },
-          request.signal,
-        ),
+      this.pool.use(
+        (worker) =>
+          worker.invoke(
+            {
+              type: "preview",
+              render: ref(render),
+              tool,
+              input: request.input,
+              ...(request.egress ? { egress: request.egress } : {}),
+            },
+            request.signal,
+          ),
+        ownerOf(render.request.input),
       ),
     );
   }
 
   applyTool(render: RenderedAgent, tool: string, request: Parameters<AgentHandle["applyTool"]>[2]) {
     return this.counted(render, () =>
-      this.pool.use((worker) =>
-        worker.invoke(
-          {
-            type: "apply",
-            render: ref(render),
-            tool,
-            input: request.input,
-            decision: request.decision,
-            ...(request.egress ? { egress: request.egress } : {}),
-          },
-          request.signal,
-        ),
+      this.pool.use(
+        (worker) =>
+          worker.invoke(
+            {
+              type: "apply",
+              render: ref(render),
+              tool,
+              input: request.input,
+              decision: request.decision,
+              ...(request.egress ? { egress: request.egress } : {}),
+            },
+            request.signal,
+          ),
+        ownerOf(render.request.input),
       ),
     );
   }
@@ -164,6 +168,14 @@ function ref(render: RenderedAgent) {
     renderId: render.renderId,
     request: { input: render.request.input, builtInToolIds: [...render.request.builtInToolIds] },
   };
+}
+
+/**
+ * Whose call this is, for the pool's one-owner-per-worker rule: the turn's input object (one per
+ * turn, so one session's), else the session, else nobody else's (a fresh object).
+ */
+function ownerOf(input: unknown, sessionId?: string): unknown {
+  return keyOf(input) ?? sessionId ?? {};
 }
 
 function keyOf(input: unknown): object | undefined {

@@ -3,9 +3,13 @@
 // request. One worker would let a tool that blocks its event loop stall every other session of
 // the deployment, so the pool grows when every worker is busy, up to `maxWorkers`, and shrinks
 // as workers stop when idle or are lost.
-// Tool calls of one session that overlap (a step's parallel calls) go to the same worker, so they
-// share module state as they did with one worker per deployment: calls that coordinate in
-// memory still meet.
+// A worker holds the calls of one owner (a turn: the calls made with one render input) at a
+// time. Agent code can reach its worker's IPC channel and see every request sent there, so two
+// sessions' calls on one worker could read each other's input and egress token and answer for
+// each other; on separate workers they cannot. Calls of the same owner that overlap (a step's
+// parallel calls) go to the same worker and share module state, as with one worker per
+// deployment. With every worker holding another owner's calls and the pool at `maxWorkers`, a
+// call waits for a worker to come free.
 
 import { OpenComputerError } from "@opencomputer/agent";
 import { WorkerLostError } from "../agents/execution.ts";
@@ -26,11 +30,18 @@ export function maxWorkersOf(value: unknown): number {
   return value;
 }
 
+interface Load {
+  /** Calls in flight (a starting worker's waiting calls included). */
+  calls: number;
+  /** Whose calls those are; undefined while it has none. */
+  owner: unknown;
+}
+
 export class WorkerPool {
-  // Live workers (starting or ready) and the calls each has in flight, oldest first.
-  private readonly load = new Map<WorkerProcess, number>();
-  /** The worker of each session with a call in flight, and how many it has there. */
-  private readonly sessions = new Map<string, { worker: WorkerProcess; calls: number }>();
+  // Live workers (starting or ready) and what each holds, oldest first.
+  private readonly load = new Map<WorkerProcess, Load>();
+  /** Calls waiting for a worker to come free (or be lost, making room for another). */
+  private queue: Array<() => void> = [];
   private stopped = false;
 
   constructor(
@@ -57,23 +68,22 @@ export class WorkerPool {
     return [...this.load.keys()].filter((w) => !w.lost);
   }
 
+  /** Calls waiting for a worker (diagnostics and tests). */
+  waiting(): number {
+    return this.queue.length;
+  }
+
   /**
-   * Runs `call` on the worker the growth rule picks, counting it in flight until it settles. A
-   * worker that fails to start fails its calls with WorkerLostError: the turn is resumed, as
-   * after any loss.
+   * Runs `call` on a worker that holds no other owner's calls, counting it in flight until it
+   * settles. A worker that fails to start fails its calls with WorkerLostError: the turn is
+   * resumed, as after any loss.
    */
-  async use<T>(call: (worker: WorkerProcess) => Promise<T>, sessionId?: string): Promise<T> {
-    if (this.stopped) throw new WorkerLostError("The runtime is closing");
-    let session = sessionId === undefined ? undefined : this.sessions.get(sessionId);
-    if (session?.worker.lost) session = undefined;
-    const worker = session?.worker ?? this.pick();
-    if (session) session.calls++;
-    else if (sessionId !== undefined) {
-      session = { worker, calls: 1 };
-      this.sessions.set(sessionId, session);
+  async use<T>(call: (worker: WorkerProcess) => Promise<T>, owner: unknown): Promise<T> {
+    let worker = this.claim(owner);
+    while (!worker) {
+      await new Promise<void>((resolve) => this.queue.push(resolve));
+      worker = this.claim(owner);
     }
-    // Counted before any await, so calls arriving together see each other and spread out.
-    this.load.set(worker, (this.load.get(worker) ?? 0) + 1);
     try {
       try {
         await worker.ready;
@@ -85,11 +95,10 @@ export class WorkerPool {
       }
       return await call(worker);
     } finally {
-      const calls = this.load.get(worker);
-      if (calls !== undefined) this.load.set(worker, calls - 1);
-      // Forgotten with its last call, so the map holds only sessions with calls in flight.
-      if (session && --session.calls === 0 && sessionId !== undefined) {
-        if (this.sessions.get(sessionId) === session) this.sessions.delete(sessionId);
+      const load = this.load.get(worker);
+      if (load && --load.calls === 0) {
+        load.owner = undefined;
+        this.wake();
       }
     }
   }
@@ -98,32 +107,47 @@ export class WorkerPool {
     this.stopped = true;
     for (const worker of [...this.load.keys()]) worker.kill(reason);
     this.load.clear();
-    this.sessions.clear();
+    this.wake();
   }
 
   /**
-   * The live worker with the fewest calls in flight; a new one when all have a call (one of
-   * them may be blocked in a synchronous loop, and nothing tells which) and the pool may grow.
-   * Ties go to the oldest worker, so a quiet deployment keeps using one worker and the others
-   * reach their idle stop.
+   * The worker for a call of `owner`, counted at once (so calls arriving together see each
+   * other and spread out), or undefined when it must wait. In order: the worker already holding
+   * this owner's calls; the oldest idle worker (so a quiet deployment keeps using one and the
+   * others reach their idle stop); a new worker while the pool may grow. A worker with a call in
+   * flight may be blocked in a synchronous loop, and nothing tells which, so renders follow the
+   * same rule.
    */
-  private pick(): WorkerProcess {
-    let best: WorkerProcess | undefined;
-    let fewest = Number.POSITIVE_INFINITY;
+  private claim(owner: unknown): WorkerProcess | undefined {
+    if (this.stopped) throw new WorkerLostError("The runtime is closing");
+    let idle: WorkerProcess | undefined;
     let live = 0;
-    for (const [worker, calls] of this.load) {
+    for (const [worker, load] of this.load) {
       if (worker.lost) {
         this.load.delete(worker);
         continue;
       }
       live++;
-      if (calls < fewest) {
-        best = worker;
-        fewest = calls;
-      }
+      if (load.calls > 0 && load.owner === owner) return this.count(worker, load, owner);
+      if (load.calls === 0) idle ??= worker;
     }
-    if (best && (fewest === 0 || live >= this.maxWorkers)) return best;
-    return this.spawn();
+    if (idle) return this.count(idle, this.load.get(idle)!, owner);
+    if (live >= this.maxWorkers) return undefined;
+    const worker = this.spawn();
+    return this.count(worker, this.load.get(worker)!, owner);
+  }
+
+  private count(worker: WorkerProcess, load: Load, owner: unknown): WorkerProcess {
+    load.calls++;
+    load.owner = owner;
+    return worker;
+  }
+
+  /** Lets every waiting call look again; those that still find no worker wait again, in order. */
+  private wake(): void {
+    const waiting = this.queue;
+    this.queue = [];
+    for (const resolve of waiting) resolve();
   }
 
   private spawn(): WorkerProcess {
@@ -131,13 +155,14 @@ export class WorkerPool {
     const worker: WorkerProcess = new WorkerProcess({
       ...options,
       onLost: (reason) => {
-        // Its open calls already failed with WorkerLostError; the next call that needs a
-        // worker starts a replacement.
+        // Its open calls already failed with WorkerLostError; a waiting call (or the next one)
+        // starts a replacement.
         this.load.delete(worker);
+        this.wake();
         options.onLost?.(reason);
       },
     });
-    this.load.set(worker, 0);
+    this.load.set(worker, { calls: 0, owner: undefined });
     return worker;
   }
 }

@@ -1,91 +1,58 @@
 // One worker process, seen from the control plane: started with an explicit minimal
-// environment, a handshake that gives it a random token, and then calls matched to their
-// outcomes by id. A worker that exits, misses heartbeats, or keeps a call past its deadline is
-// killed and every call still open on it fails with WorkerLostError.
+// environment and its limits (worker-spawn.ts), a handshake that gives it a random token
+// (worker-handshake.ts), and then calls matched to their outcomes by id and key. A worker that
+// exits, misses heartbeats, or keeps a call past its deadline is killed and every call still
+// open on it fails with WorkerLostError.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { type JsonValue, OpenComputerError, RenderError } from "@opencomputer/agent";
+import { type JsonValue, RenderError } from "@opencomputer/agent";
 import { type CodeOutcome, type RenderedAgent, WorkerLostError } from "../agents/execution.ts";
 import type { AgentLocation } from "../agents/resolver.ts";
 import type { GatewayBridge } from "./gateway-bridge.ts";
-import {
-  type ParentMessage,
-  PROTOCOL_VERSION,
-  type WireError,
-  type WorkerMessage,
-} from "./protocol.ts";
+import { type ParentMessage, type WireError, type WorkerMessage, wellFormed } from "./protocol.ts";
+import type { WorkerLauncher } from "./worker-command.ts";
+import { exitReason, isMemoryReason } from "./worker-exit.ts";
+import { killGroup, type WorkerGroup, type WorkerGroups } from "./worker-groups.ts";
+import { handshake } from "./worker-handshake.ts";
+import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from "./worker-limits.ts";
+import { spawnWorker } from "./worker-spawn.ts";
+import { IDLE_REASON, type WorkerTimings } from "./worker-timings.ts";
 
-export const CHILD_SCRIPT = fileURLToPath(new URL("./child.ts", import.meta.url));
-export const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-
-export interface WorkerTimings {
-  /** How often the worker reports it is alive (default 500 ms). */
-  heartbeatMs: number;
-  /** Silence after which the worker counts as hung and is killed (default 10 s). */
-  heartbeatTimeoutMs: number;
-  /** Longest a render may take (default 10 s); renders are synchronous, so this is generous. */
-  renderDeadlineMs: number;
-  /** Longest a run / preview / apply may take before the worker is replaced (default 15 min). */
-  callDeadlineMs: number;
-  /** Longest starting Node and loading the deployment may take (default 30 s). */
-  startTimeoutMs: number;
-  /** A worker with no call for this long is stopped; the next call starts another (10 min). */
-  idleMs: number;
-}
-
-export const DEFAULT_TIMINGS: WorkerTimings = {
-  heartbeatMs: 500,
-  heartbeatTimeoutMs: 10_000,
-  renderDeadlineMs: 10_000,
-  callDeadlineMs: 15 * 60_000,
-  startTimeoutMs: 30_000,
-  idleMs: 10 * 60_000,
-};
-
-/** The reason a worker stopped for being idle: not a loss worth a warning. */
-export const IDLE_REASON = "was stopped: idle";
-
-export interface WorkerCommand {
-  command: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-  /** Host uid/gid to start the command as (a root runtime drops privileges for its sandboxes). */
-  uid?: number;
-  gid?: number;
-}
-
-/**
- * Turns the plain command into the one that runs, e.g. inside bubblewrap. `network: false`
- * (microvm sessions) asks for no network at all.
- */
-export type WorkerLauncher = (
-  command: WorkerCommand,
-  context: {
-    location: AgentLocation;
-    network: boolean;
-    /** Without network: the directory of the gateway bridge's sockets, to bind read-only. */
-    bridgeDir?: string;
-  },
-) => WorkerCommand;
+export {
+  CHILD_SCRIPT,
+  TSX_LOADER,
+  type WorkerCommand,
+  type WorkerLauncher,
+} from "./worker-command.ts";
+export { DEFAULT_TIMINGS, IDLE_REASON, type WorkerTimings } from "./worker-timings.ts";
 
 export interface WorkerStart {
   location: AgentLocation;
   timings: WorkerTimings;
   env: Record<string, string>;
   launcher?: WorkerLauncher;
-  /** Whether a sandboxed worker keeps the host's network (false for microvm sessions). */
+  /** Whether a sandboxed worker keeps the host's network (false by default, and for microvm). */
   network?: boolean;
   /** Carries egress to a loopback gateway into a worker without network. */
   bridge?: GatewayBridge;
+  limits?: WorkerLimits;
+  /** Where the worker's control group is made; without it the worker has none. */
+  groups?: WorkerGroups;
   /** Told once when the worker is gone, with why. */
   onLost?: (reason: string) => void;
+  /** Told of each message refused: one naming no open call of this worker, or the wrong key. */
+  onRefused?: (what: string) => void;
 }
 
+type CallKind = ParentMessage["type"];
+
 interface Pending {
+  kind: CallKind;
+  /** Random per call: a message about this call must carry it. */
+  key: string;
+  /** The tool a run / preview / apply calls (for the memory-limit outcome). */
+  tool?: string;
   resolve(value: unknown): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
@@ -98,15 +65,20 @@ interface Pending {
 export type NextRender = { render: RenderedAgent } | { error: Error };
 
 interface AwaitedRender {
+  key: string;
   resolve(next: NextRender | undefined): void;
   timer: NodeJS.Timeout;
 }
+
+type CallMessage = Extract<ParentMessage, { type: "run" | "preview" | "apply" }>;
 
 export class WorkerProcess {
   /** The worker's pid once it is initialized, as the worker sees it (inside a sandbox too). */
   pid = 0;
   lost: string | null = null;
   private readonly child: ChildProcess;
+  private readonly group: WorkerGroup | undefined;
+  private readonly limits: WorkerLimits;
   private readonly token = randomBytes(32).toString("hex");
   private readonly pending = new Map<number, Pending>();
   private readonly nextRenders = new Map<number, AwaitedRender>();
@@ -118,96 +90,58 @@ export class WorkerProcess {
 
   constructor(private readonly start: WorkerStart) {
     const { location, timings } = start;
-    let command: WorkerCommand = {
-      command: process.execPath,
-      args: ["--import", TSX_LOADER, CHILD_SCRIPT],
-      cwd: location.cwd,
-      env: start.env,
-    };
-    if (start.bridge) {
-      command.env = { ...command.env, OC_GATEWAY_BRIDGE: start.bridge.dir };
-    }
-    if (start.launcher) {
-      command = start.launcher(command, {
-        location,
-        network: start.network ?? true,
-        ...(start.bridge ? { bridgeDir: start.bridge.dir } : {}),
-      });
-    }
-    this.child = spawn(command.command, command.args, {
-      cwd: command.cwd,
-      ...(command.uid !== undefined ? { uid: command.uid } : {}),
-      ...(command.gid !== undefined ? { gid: command.gid } : {}),
-      // Never process.env: the worker gets exactly the variables given, no secret among them.
-      env: command.env,
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-      serialization: "json",
+    this.limits = start.limits ?? DEFAULT_WORKER_LIMITS;
+    const spawned = spawnWorker({
+      location,
+      env: start.bridge ? { ...start.env, OC_GATEWAY_BRIDGE: start.bridge.dir } : start.env,
+      limits: this.limits,
+      network: start.network ?? false,
+      ...(start.launcher ? { launcher: start.launcher } : {}),
+      ...(start.bridge ? { bridgeDir: start.bridge.dir } : {}),
+      ...(start.groups ? { groups: start.groups } : {}),
     });
-    this.ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(this.loadError(`did not start within ${timings.startTimeoutMs} ms`));
-        this.kill("start timeout");
-      }, timings.startTimeoutMs);
-      const onMessage = (message: WorkerMessage) => {
-        if (message.type === "ready") {
-          if (message.version !== PROTOCOL_VERSION) {
-            clearTimeout(timer);
-            reject(this.loadError(`speaks protocol ${message.version}, not ${PROTOCOL_VERSION}`));
-            this.kill("protocol mismatch");
-            return;
-          }
-          this.post({
-            type: "init",
-            version: PROTOCOL_VERSION,
-            token: this.token,
-            loader: location.loader,
-            args: location.args,
-            heartbeatMs: timings.heartbeatMs,
-          });
-          return;
-        }
-        if (!("token" in message) || message.token !== this.token) return;
-        clearTimeout(timer);
-        this.child.off("message", onMessage);
-        if (message.type === "initialized") {
-          this.pid = message.pid;
-          this.child.on("message", (m: WorkerMessage) => this.onMessage(m));
-          this.startWatchdog();
-          this.holdOpen(false);
-          resolve();
-        } else if (message.type === "init_failed") {
-          reject(this.loadError(`failed to load: ${message.error.message}`));
-        }
-      };
-      this.child.on("message", onMessage);
-      this.child.once("exit", (code, signal) => {
-        clearTimeout(timer);
-        reject(this.loadError(`exited while loading (${signal ?? `code ${code}`})`));
-      });
-      this.child.once("error", (error) => {
-        clearTimeout(timer);
-        reject(this.loadError(`could not start: ${error.message}`));
-      });
+    this.child = spawned.child;
+    this.group = spawned.group;
+    const started = handshake({
+      child: this.child,
+      token: this.token,
+      location,
+      timings,
+      post: (message) => this.post(message),
+      kill: (reason) => this.kill(reason),
+    });
+    this.ready = Promise.all([started, spawned.admitted]).then(([pid]) => {
+      this.pid = pid;
+      this.child.on("message", (m: unknown) => this.onMessage(m));
+      this.startWatchdog();
+      this.holdOpen(false);
     });
     this.ready.catch(() => {});
-    this.child.once("exit", (code, signal) => this.onExit(`exited (${signal ?? `code ${code}`})`));
+    spawned.admitted.catch((error: Error) => this.kill(error.message));
+    this.child.once("exit", (code, signal) => {
+      const reason = exitReason(code, signal, this.group, spawned.stderrTail(), this.limits);
+      this.onExit(reason);
+      this.releaseGroup();
+    });
     this.child.on("error", () => this.onExit("could not be started"));
   }
 
   render(request: RenderedAgent["request"]): Promise<RenderedAgent> {
     return this.call<RenderedAgent>(
-      (id) => ({ type: "render", id, request: wireRequest(request) }),
+      (id, key) => ({ type: "render", id, key, request: wireRequest(request) }),
+      { kind: "render" },
       this.start.timings.renderDeadlineMs,
     );
   }
 
   /**
-   * run / preview / apply: the message without its id, the progress sink, the abort signal.
-   * With `onNextRender` (a run only), the worker renders the call's render request again right
-   * after the outcome, and `onNextRender` gets that render's promise before the outcome resolves.
+   * run / preview / apply: the message without its id and key, the progress sink, the abort
+   * signal. With `onNextRender` (a run only), the worker renders the call's render request again
+   * right after the outcome, and `onNextRender` gets that render's promise before the outcome
+   * resolves.
    */
   async invoke(
-    message: DistributiveOmit<Extract<ParentMessage, { type: "run" | "preview" | "apply" }>, "id">,
+    message: DistributiveOmit<CallMessage, "id" | "key">,
     signal: AbortSignal,
     onProgress?: (metadata: JsonValue) => Promise<void>,
     onNextRender?: (next: Promise<NextRender | undefined>) => void,
@@ -218,17 +152,18 @@ export class WorkerProcess {
     const onAbort = () =>
       this.post({ type: "abort", id, reason: String(signal.reason?.message ?? "aborted") });
     const result = this.call<CodeOutcome>(
-      (n) => {
+      (n, key) => {
         id = n;
-        return (
-          onNextRender && message.type === "run"
-            ? { ...message, id: n, renderAfter: true }
-            : { ...message, id: n }
-        ) as ParentMessage;
+        const renderAfter = onNextRender && message.type === "run" ? { renderAfter: true } : {};
+        return { ...message, id: n, key, ...renderAfter } as ParentMessage;
+      },
+      {
+        kind: message.type,
+        tool: message.tool,
+        ...(onProgress ? { onProgress } : {}),
+        ...(onNextRender ? { onNextRender } : {}),
       },
       this.start.timings.callDeadlineMs,
-      onProgress,
-      onNextRender,
     );
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
@@ -240,19 +175,26 @@ export class WorkerProcess {
     return this.child.pid;
   }
 
+  /** The worker's control group directories, when it has one (diagnostics and tests). */
+  get groupPaths(): string[] {
+    return this.group?.paths ?? [];
+  }
+
   kill(reason: string): void {
     if (!this.lost) this.onExit(reason);
     this.child.kill("SIGKILL");
+    // A plain worker's own children are not in a pid namespace that dies with it.
+    if (this.group) killGroup(this.group);
   }
 
   private call<T>(
-    build: (id: number) => ParentMessage,
+    build: (id: number, key: string) => ParentMessage,
+    call: Omit<Pending, "key" | "resolve" | "reject" | "timer">,
     deadlineMs: number,
-    onProgress?: (metadata: JsonValue) => Promise<void>,
-    onNextRender?: Pending["onNextRender"],
   ): Promise<T> {
     if (this.lost) return Promise.reject(new WorkerLostError(`The agent's worker ${this.lost}`));
     const id = this.nextId++;
+    const key = randomBytes(16).toString("hex");
     this.lastCall = Date.now();
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(
@@ -261,37 +203,30 @@ export class WorkerProcess {
       );
       this.holdOpen(true);
       this.pending.set(id, {
+        ...call,
+        key,
         resolve: resolve as (value: unknown) => void,
         reject,
         timer,
-        ...(onProgress ? { onProgress } : {}),
-        ...(onNextRender ? { onNextRender } : {}),
       });
-      this.post(build(id));
+      this.post(build(id, key));
     });
   }
 
-  private onMessage(message: WorkerMessage): void {
-    // Only the process we started, speaking with the token we gave it, is heard.
-    if (!("token" in message) || message.token !== this.token) return;
+  private onMessage(raw: unknown): void {
+    // Only the process we started, speaking with the token we gave it, is heard; and since code
+    // in that process can write to the channel, a message must also be well formed and name an
+    // open call of this worker with that call's key.
+    if (!wellFormed(raw) || !("token" in raw) || raw.token !== this.token) return;
+    const message = raw;
     this.lastBeat = Date.now();
-    if (message.type === "heartbeat") return;
-    if (message.type === "progress") {
-      const call = this.pending.get(message.id);
-      if (!call?.onProgress) return;
-      call.onProgress(message.metadata).then(
-        () => this.post({ type: "progress_ack", id: message.id, seq: message.seq }),
-        (error: unknown) =>
-          this.post({
-            type: "progress_ack",
-            id: message.id,
-            seq: message.seq,
-            error: (error as Error)?.message ?? String(error),
-          }),
-      );
-      return;
-    }
+    if (message.type === "heartbeat" || !("id" in message)) return;
     if (message.type === "next_render") {
+      const next = this.nextRenders.get(message.id);
+      if (next?.key !== message.key) {
+        this.refuse(message);
+        return;
+      }
       this.settleNextRender(
         message.id,
         message.render
@@ -300,17 +235,45 @@ export class WorkerProcess {
       );
       return;
     }
-    if (!("id" in message)) return;
     const call = this.pending.get(message.id);
-    if (!call) return;
+    if (call?.key !== message.key || !fits(call.kind, message.type)) {
+      this.refuse(message);
+      return;
+    }
+    if (message.type === "progress") {
+      this.onProgress(call, message);
+      return;
+    }
     this.pending.delete(message.id);
     if (this.pending.size === 0) this.holdOpen(false);
     clearTimeout(call.timer);
     if (message.type === "rendered") call.resolve(message.render);
     else if (message.type === "outcome") {
-      if (call.onNextRender) call.onNextRender(this.awaitNextRender(message.id));
+      if (call.onNextRender) call.onNextRender(this.awaitNextRender(message.id, call.key));
       call.resolve(message.outcome);
     } else if (message.type === "render_failed") call.reject(renderFailure(message.error));
+  }
+
+  private onProgress(call: Pending, message: Extract<WorkerMessage, { type: "progress" }>): void {
+    if (!call.onProgress) {
+      this.refuse(message);
+      return;
+    }
+    const ack = (error?: string) =>
+      this.post({
+        type: "progress_ack",
+        id: message.id,
+        seq: message.seq,
+        ...(error !== undefined ? { error } : {}),
+      });
+    call.onProgress(message.metadata).then(
+      () => ack(),
+      (error: unknown) => ack((error as Error)?.message ?? String(error)),
+    );
+  }
+
+  private refuse(message: WorkerMessage & { id: number }): void {
+    this.start.onRefused?.(`${message.type} for call ${message.id}`);
   }
 
   /**
@@ -345,7 +308,7 @@ export class WorkerProcess {
   }
 
   /** The render the worker sends after call `id`; undefined if it does not come in time. */
-  private awaitNextRender(id: number): Promise<NextRender | undefined> {
+  private awaitNextRender(id: number, key: string): Promise<NextRender | undefined> {
     return new Promise((resolve) => {
       // Unref'd: a turn that ends without another step never asks for it.
       const timer = setTimeout(
@@ -353,7 +316,7 @@ export class WorkerProcess {
         this.start.timings.renderDeadlineMs,
       );
       timer.unref();
-      this.nextRenders.set(id, { resolve, timer });
+      this.nextRenders.set(id, { key, resolve, timer });
     });
   }
 
@@ -371,12 +334,23 @@ export class WorkerProcess {
     clearInterval(this.watchdog);
     for (const id of [...this.nextRenders.keys()]) this.settleNextRender(id, undefined);
     const error = new WorkerLostError(`The agent's worker ${reason}`);
+    const blamed = memoryCulprit(reason, [...this.pending.values()]);
     for (const call of this.pending.values()) {
       clearTimeout(call.timer);
-      call.reject(error);
+      if (call === blamed) {
+        call.resolve({ ok: false, message: `${call.tool} failed: its worker ${reason}` });
+      } else call.reject(error);
     }
     this.pending.clear();
     this.start.onLost?.(reason);
+  }
+
+  /** Once the worker is gone: whatever it left in its group is killed, then the group removed. */
+  private releaseGroup(): void {
+    const group = this.group;
+    if (!group) return;
+    killGroup(group);
+    void group.remove();
   }
 
   private post(message: ParentMessage): void {
@@ -387,17 +361,25 @@ export class WorkerProcess {
       // The channel closed under us; the exit handler fails the calls.
     }
   }
+}
 
-  private loadError(message: string): OpenComputerError {
-    const { deploymentId } = this.start.location;
-    return new OpenComputerError(
-      "deployment_invalid",
-      `Deployment ${deploymentId}: its worker ${message}`,
-      {
-        path: "deploymentId",
-      },
-    );
-  }
+/**
+ * The call a memory-limit stop is pinned on: only when it was the one call open, and a run or a
+ * preview. Running it again would only stop the worker again, so it fails (the model sees why)
+ * instead of being resumed. With several calls open nobody knows which one took the memory, so
+ * each is lost and resumed; an apply is never failed this way, since it may already have done
+ * its work (it becomes unconfirmed, as after any loss).
+ */
+function memoryCulprit(reason: string, calls: Pending[]): Pending | undefined {
+  if (!isMemoryReason(reason) || calls.length !== 1) return undefined;
+  const [only] = calls;
+  return only && (only.kind === "run" || only.kind === "preview") ? only : undefined;
+}
+
+/** Which reply answers which request. */
+function fits(kind: CallKind, reply: WorkerMessage["type"]): boolean {
+  if (kind === "render") return reply === "rendered" || reply === "render_failed";
+  return reply === "outcome" || (reply === "progress" && kind === "run");
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -236,57 +236,63 @@ describe("a sandboxed worker", () => {
     expect(JSON.stringify(events)).not.toContain(SECRET);
   });
 
-  it("microvm sessions reach only the egress gateway and cannot select ask; default sessions keep loopback", async () => {
-    const listen = async () => {
-      const server = createServer((_req, res) => res.end("hi"));
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-      return { server, port: (server.address() as AddressInfo).port };
-    };
-    // A stand-in for the egress gateway (its URL is what the runtime sends with each call),
-    // and some other service on the host's loopback.
-    const gateway = await listen();
-    const other = await listen();
-    try {
-      h = await harness({
-        agentsModule: AGENTS,
-        execution: "worker",
-        workers: { ...TEST_WORKERS, sandbox: bwrapLauncher() },
-        egress: () => ({ gatewayUrl: `http://127.0.0.1:${gateway.port}/`, token: "tok" }),
-        steps: [
-          {
-            toolCalls: [
-              { name: "connect", input: { port: gateway.port } },
-              { name: "connect", input: { port: other.port } },
-            ],
-          },
-          { text: "ok" },
-        ],
-      });
-      const turnOf = async (agentId: string, executionMode: "default" | "microvm") => {
-        const { session } = await h.runtime.sessions.create({ agentId, executionMode });
-        const { turnId } = await h.runtime.sessions.sendTurn(session.id, { text: "hi" });
-        await h.runtime.sessions.waitForTurn(session.id, turnId, { timeoutMs: 20_000 });
-        return h.events(session.id);
+  it.each([
+    ["by default", undefined, [{ status: 200 }], ["fetch failed"]],
+    ['with network: "host"', "host", [{ status: 200 }, { status: 200 }], []],
+  ] as const)(
+    "reaches only the egress gateway %s (microvm always); microvm cannot select ask",
+    async (_name, network, defaultOk, defaultFailed) => {
+      const listen = async () => {
+        const server = createServer((_req, res) => res.end("hi"));
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+        return { server, port: (server.address() as AddressInfo).port };
       };
-      const open = await turnOf("support", "default");
-      expect(ofType(open, "tool.completed").map((e) => e.data.output)).toEqual([
-        { status: 200 },
-        { status: 200 },
-      ]);
-      const closed = await turnOf("support", "microvm");
-      expect(ofType(closed, "tool.completed").map((e) => e.data.output)).toEqual([{ status: 200 }]);
-      expect(ofType(closed, "tool.failed").map((e) => e.data.message)).toEqual(["fetch failed"]);
-      expect(ofType(closed, "agent.rendered")[0]!.data.enabledTools).not.toContain("ask");
-      const asked = await turnOf("asker", "microvm");
-      expect(ofType(asked, "turn.failed")[0]!.data).toMatchObject({
-        code: "agent_failed",
-        message: 'Agent asker: sessions with executionMode "microvm" cannot select ask',
-      });
-    } finally {
-      gateway.server.close();
-      other.server.close();
-    }
-  });
+      // A stand-in for the egress gateway (its URL is what the runtime sends with each call),
+      // and some other service on the host's loopback.
+      const gateway = await listen();
+      const other = await listen();
+      try {
+        h = await harness({
+          agentsModule: AGENTS,
+          execution: "worker",
+          workers: { ...TEST_WORKERS, sandbox: bwrapLauncher(), ...(network ? { network } : {}) },
+          egress: () => ({ gatewayUrl: `http://127.0.0.1:${gateway.port}/`, token: "tok" }),
+          steps: [
+            {
+              toolCalls: [
+                { name: "connect", input: { port: gateway.port } },
+                { name: "connect", input: { port: other.port } },
+              ],
+            },
+            { text: "ok" },
+          ],
+        });
+        const turnOf = async (agentId: string, executionMode: "default" | "microvm") => {
+          const { session } = await h.runtime.sessions.create({ agentId, executionMode });
+          const { turnId } = await h.runtime.sessions.sendTurn(session.id, { text: "hi" });
+          await h.runtime.sessions.waitForTurn(session.id, turnId, { timeoutMs: 20_000 });
+          return h.events(session.id);
+        };
+        const open = await turnOf("support", "default");
+        expect(ofType(open, "tool.completed").map((e) => e.data.output)).toEqual(defaultOk);
+        expect(ofType(open, "tool.failed").map((e) => e.data.message)).toEqual(defaultFailed);
+        const closed = await turnOf("support", "microvm");
+        expect(ofType(closed, "tool.completed").map((e) => e.data.output)).toEqual([
+          { status: 200 },
+        ]);
+        expect(ofType(closed, "tool.failed").map((e) => e.data.message)).toEqual(["fetch failed"]);
+        expect(ofType(closed, "agent.rendered")[0]!.data.enabledTools).not.toContain("ask");
+        const asked = await turnOf("asker", "microvm");
+        expect(ofType(asked, "turn.failed")[0]!.data).toMatchObject({
+          code: "agent_failed",
+          message: 'Agent asker: sessions with executionMode "microvm" cannot select ask',
+        });
+      } finally {
+        gateway.server.close();
+        other.server.close();
+      }
+    },
+  );
 
   it("without a sandbox, microvm sessions are refused with a clear error", async () => {
     h = await harness({ agentsModule: AGENTS, execution: "worker", workers: TEST_WORKERS });
