@@ -205,6 +205,10 @@ export class BwrapComputer implements Computer {
     try {
       if (gone) await rm(this.settings.scratchDir, { recursive: true, force: true });
       else console.warn(`computers: ${this.settings.scratchDir} kept: its sandbox may still run`);
+    } catch (error) {
+      // Never a reason to keep the group (or to fail the release): the directory is only
+      // disk, and the next generation uses a new one.
+      console.warn(`computers: could not remove ${this.settings.scratchDir}: ${String(error)}`);
     } finally {
       if (this.group) {
         // bwrap itself is in the group too: wait (briefly) until it has been reaped.

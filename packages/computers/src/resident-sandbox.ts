@@ -62,19 +62,7 @@ export class ResidentSandbox {
     group?: ComputerGroup,
   ): Promise<ResidentSandbox> {
     const blockFd = group ? BLOCK_FD : undefined;
-    const args = buildBwrapArgs(host, {
-      ...spec,
-      infoFd: INFO_FD,
-      blockFd,
-      seccompFd: SECCOMP_FD,
-    });
-    const child = spawn(host.bwrapPath, args, {
-      env: sandboxEnv(),
-      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", group ? "pipe" : "ignore", "pipe"],
-      // As root we drop to nobody before bwrap runs, so bwrap builds an unprivileged user
-      // namespace and files the computer writes belong to that uid, never to root.
-      ...(host.runningAsRoot ? { uid: SANDBOX_UID, gid: SANDBOX_GID } : {}),
-    });
+    const child = spawnBwrap(host, spec, blockFd);
     const diagnostics = { text: "" };
     const keep = (chunk: Buffer) => {
       // Only the loop's own errors (and bwrap's) land here; keep the tail for messages.
@@ -83,10 +71,6 @@ export class ResidentSandbox {
     child.stdout?.on("data", keep);
     child.stderr?.on("data", keep);
     child.stdin?.on("error", () => undefined);
-    const seccomp = (child.stdio as unknown[])[SECCOMP_FD] as Writable;
-    seccomp.on("error", () => undefined);
-    filter ??= seccompFilter();
-    seccomp.end(filter);
     let admitError: string | undefined;
     let reportedPid: number | undefined;
     const initPid = await new Promise<number | undefined>((resolve) => {
@@ -133,22 +117,7 @@ export class ResidentSandbox {
     });
     const init = initPid !== undefined ? identify(initPid) : undefined;
     if (!init || child.exitCode !== null || child.signalCode !== null) {
-      // Its init may still be blocked on --block-fd: kill it as well as bwrap.
-      if (reportedPid !== undefined) {
-        try {
-          process.kill(reportedPid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
-      child.kill("SIGKILL");
-      // Wait until bwrap is really gone: it (and the init) may be in the control group, which
-      // cannot be removed while they exist.
-      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-        await new Promise((resolve) => child.once("exit", resolve));
-      }
-      const reported = reportedPid !== undefined ? identify(reportedPid) : undefined;
-      if (reported) await waitForExit(reported, 1000);
+      await abandon(child, reportedPid);
       const why = admitError
         ? `it could not be put into its control group: ${admitError}`
         : diagnostics.text.trim() || "bwrap exited";
@@ -226,4 +195,50 @@ export class ResidentSandbox {
       if (line.startsWith(`${this.sequence} `)) this.statusWaiter?.(line);
     }
   }
+}
+
+function spawnBwrap(
+  host: SandboxHost,
+  spec: Omit<SandboxSpec, "infoFd" | "blockFd" | "seccompFd">,
+  blockFd: number | undefined,
+): ChildProcess {
+  const args = buildBwrapArgs(host, {
+    ...spec,
+    infoFd: INFO_FD,
+    blockFd,
+    seccompFd: SECCOMP_FD,
+  });
+  const child = spawn(host.bwrapPath, args, {
+    env: sandboxEnv(),
+    stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", blockFd ? "pipe" : "ignore", "pipe"],
+    // As root we drop to nobody before bwrap runs, so bwrap builds an unprivileged user
+    // namespace and files the computer writes belong to that uid, never to root.
+    ...(host.runningAsRoot ? { uid: SANDBOX_UID, gid: SANDBOX_GID } : {}),
+  });
+  const seccomp = (child.stdio as unknown[])[SECCOMP_FD] as Writable;
+  seccomp.on("error", () => undefined);
+  filter ??= seccompFilter();
+  seccomp.end(filter);
+  return child;
+}
+
+/**
+ * A start that failed: kill bwrap and the sandbox's init (which may still be blocked on
+ * --block-fd) and wait until both are gone, since they may already be in the control group,
+ * which cannot be removed while they exist.
+ */
+async function abandon(child: ChildProcess, reportedPid: number | undefined): Promise<void> {
+  if (reportedPid !== undefined) {
+    try {
+      process.kill(reportedPid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  child.kill("SIGKILL");
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    await new Promise((resolve) => child.once("exit", resolve));
+  }
+  const reported = reportedPid !== undefined ? identify(reportedPid) : undefined;
+  if (reported) await waitForExit(reported, 1000);
 }

@@ -1,7 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_CGROUP_ROOT, discoverSandboxHost } from "@opencomputer/sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Harness, harness, hostProcesses, output, requireBubblewrap } from "./helpers.ts";
 
 const MIB = 1024 ** 2;
@@ -39,9 +40,14 @@ describe("control groups (real cgroupfs)", () => {
 
   it("puts every process of the computer into its group, with the configured limits", async () => {
     output(await h.run("cg", { command: "sleep 77 & echo started" }));
-    const [groups, [sleeper]] = [childGroups(parents), hostProcesses(["sleep", "77"])];
+    // The command returns once the shell has forked; the child may not have exec'd sleep yet.
+    let sleeper: number | undefined;
+    await vi.waitFor(() => {
+      sleeper = hostProcesses(["sleep", "77"])[0];
+      expect(sleeper).toBeDefined();
+    });
+    const groups = childGroups(parents);
     expect(groups.length).toBe(parents.length);
-    expect(sleeper).toBeDefined();
     // The background process, forked long after the sandbox started, is in the group.
     const membership = readFileSync(`/proc/${sleeper}/cgroup`, "utf8").split("\n");
     for (const group of groups) {
@@ -110,6 +116,27 @@ describe("a computer that fails to start", () => {
       expect(childGroups(status.parentPaths.filter((p) => existsSync(p)))).toEqual([]);
       expect(readdirSync(join(h.rootDir, "scratch"))).toEqual([]);
     } finally {
+      await h.dispose();
+    }
+  });
+});
+
+describe("a computer whose scratch directory cannot be removed", () => {
+  it("still has its control group removed on release", async () => {
+    requireBubblewrap();
+    const h = harness();
+    const status = h.provider.cgroups;
+    if (!status.enabled) throw new Error(`this test needs usable cgroups: ${status.reason}`);
+    output(await h.run("stuck", { command: "true" }));
+    // A mount on the control directory makes removing the scratch directory fail (EBUSY).
+    const control = join(h.rootDir, "scratch", "stuck-1", "control");
+    execFileSync("mount", ["-t", "tmpfs", "none", control]);
+    try {
+      expect(childGroups(status.parentPaths)).toHaveLength(status.parentPaths.length);
+      await h.provider.release("stuck", "requested");
+      expect(childGroups(status.parentPaths.filter((p) => existsSync(p)))).toEqual([]);
+    } finally {
+      execFileSync("umount", [control]);
       await h.dispose();
     }
   });
