@@ -17,7 +17,7 @@ export { canonicalJson, jsonDigest } from "./digest.ts";
 export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
 export type { BuiltInResult, BuiltInTool, BuiltInToolContext } from "./engine/built-in-tool.ts";
 export type { ComputerChange } from "./engine/computer-record.ts";
-export type { EgressRequest, EgressSource, Logger } from "./engine/context.ts";
+export type { EgressGrant, EgressRequest, EgressSource, Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
 export { Notifier } from "./engine/notifier.ts";
 export { RESULT_LIMIT_BYTES } from "./engine/result-commit.ts";

@@ -32,11 +32,17 @@ export async function proposeApproval(
       `${tool.name} waits for a person's approval, but this session (source "${scope.source}") has nobody to ask`,
     );
   }
-  const preview = await site.agent.previewTool(site.render, tool.name, {
-    input: call.input as Record<string, unknown>,
-    signal: scope.signal,
-    egress: await egressFor(scope),
-  });
+  const lease = await egressFor(scope);
+  let preview: Awaited<ReturnType<typeof site.agent.previewTool>>;
+  try {
+    preview = await site.agent.previewTool(site.render, tool.name, {
+      input: call.input as Record<string, unknown>,
+      signal: scope.signal,
+      egress: lease.egress,
+    });
+  } finally {
+    await lease.end();
+  }
   if (!preview.ok) return commitFailure(scope, call, preview.message);
   const card = preview.value;
   const checked = checkCard(card, tool.name);

@@ -8,6 +8,7 @@ import type { ApprovalRecord, ApprovalStatus } from "../store/records.ts";
 import { ConflictError, NotFoundError } from "./api-errors.ts";
 import { ASK_ID } from "./ask.ts";
 import { type EngineContext, write } from "./context.ts";
+import { leaseEgress } from "./egress-for.ts";
 import { InputError } from "./input.ts";
 
 export interface ApprovalOptions {
@@ -118,20 +119,26 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
     const timedOut = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), options.applyTimeoutMs);
     });
-    const egress = await ctx.egress?.({
-      sessionId: a.sessionId,
-      agentId: a.agentId,
-      deploymentId: a.deploymentId,
-      turnId: a.turnId,
-    });
+    // Ended when apply settles (or times out, through the abort) and before the outcome is
+    // recorded: nothing apply left running calls out afterwards.
+    const lease = await leaseEgress(
+      ctx,
+      {
+        sessionId: a.sessionId,
+        agentId: a.agentId,
+        deploymentId: a.deploymentId,
+        turnId: a.turnId,
+      },
+      controller.signal,
+    );
     const run = tool.agent.applyTool(tool.render, a.tool, {
       input: a.input as Record<string, unknown>,
       decision: a.decision!,
       signal: controller.signal,
-      ...(egress ? { egress } : {}),
+      ...(lease.egress ? { egress: lease.egress } : {}),
     });
     try {
-      const outcome = await Promise.race([run, timedOut]);
+      const outcome = await Promise.race([run, timedOut]).finally(lease.end);
       if (outcome === "timeout") {
         controller.abort(new Error("apply timed out"));
         const message = `${a.tool} did not report back within ${options.applyTimeoutMs} ms; it may have happened`;
@@ -162,6 +169,7 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
       );
     } finally {
       clearTimeout(timer);
+      await lease.end();
     }
     return mustGet(id);
   }

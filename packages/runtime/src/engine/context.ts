@@ -16,10 +16,16 @@ export interface EgressRequest {
   turnId?: string;
 }
 
+/**
+ * The gateway URL and a fresh token for one execution of agent code, and optionally `revoke`,
+ * which the engine calls when that execution settles so the token dies with its call.
+ */
+export type EgressGrant = Egress & { revoke?: () => void | Promise<void> };
+
 /** Gives each execution of agent code the gateway URL and a fresh per-session token. */
 export type EgressSource = (
   request: EgressRequest,
-) => Egress | undefined | Promise<Egress | undefined>;
+) => EgressGrant | undefined | Promise<EgressGrant | undefined>;
 
 export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;

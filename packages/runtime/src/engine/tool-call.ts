@@ -43,20 +43,26 @@ export async function executeCall(
 
   // Where the code runs (this process or a worker) checks what it returns and reports:
   // a throw, bad progress or a non-JSON output arrive here as a message for the model.
-  const egress = scope.ctx.egress ? await egressFor(scope) : undefined;
+  const lease = scope.ctx.egress ? await egressFor(scope) : undefined;
   // Interrupted while the call was being set up: the settlement closes it (tool.failed with
   // settledBy); its code is not started. Agent code checks again where it runs.
-  if (scope.signal.aborted) return;
-  const outcome = await site.agent.runTool(site.render, tool.name, {
-    input: call.input as Record<string, unknown>,
-    sessionId: scope.sessionId,
-    messageId: call.messageId,
-    toolCallId: call.callId,
-    agentId: scope.agentId,
-    signal: scope.signal,
-    reportProgress: (metadata) => progress(scope, call, metadata),
-    egress,
-  });
+  if (scope.signal.aborted) return lease?.end();
+  let outcome: Awaited<ReturnType<typeof site.agent.runTool>>;
+  try {
+    outcome = await site.agent.runTool(site.render, tool.name, {
+      input: call.input as Record<string, unknown>,
+      sessionId: scope.sessionId,
+      messageId: call.messageId,
+      toolCallId: call.callId,
+      agentId: scope.agentId,
+      signal: scope.signal,
+      reportProgress: (metadata) => progress(scope, call, metadata),
+      egress: lease?.egress,
+    });
+  } finally {
+    // Before the outcome is committed: nothing the call left running calls out after it.
+    await lease?.end();
+  }
   if (!outcome.ok) return fail(outcome.message);
   const data = outcome.value;
   if (tool.result) return commitResult(scope, call, tool, data);
