@@ -1,6 +1,8 @@
 // The egress gateway's events (egress.request / egress.response / egress.failed) belong in the
 // session's log beside the tool call that caused them. They are facts about requests that were
-// made, so they are recorded unfenced: even a request that outlives its turn is logged.
+// made, so they are recorded unfenced. No new request starts after its call settles (the call's
+// token is revoked then, egress-for.ts); one still in flight is aborted, and its egress.failed,
+// which may land after the call's own events, is still logged.
 
 import type { JsonValue } from "@opencomputer/agent";
 import { type EngineContext, write } from "./context.ts";
