@@ -20,8 +20,12 @@ const SUFFIXES = ["", "-wal", "-shm", "-oclog"];
 
 async function exercise(path: string, options: { groupCommitMs?: number } = {}) {
   const store = createSqliteStore({ path, ...options });
-  await store.createSession(sessionRecord({ id: "ses_modes" }), [
-    { type: "session.created", data: {} },
+  const session = sessionRecord({ id: "ses_modes" });
+  await store.createSession(session, [
+    {
+      type: "session.created",
+      data: { agentId: session.agentId, deploymentId: session.deploymentId },
+    },
   ]);
   return store;
 }
