@@ -26,10 +26,11 @@ Commands:
       API keys, stored hashed in .opencomputer/keys.json (a key is shown once, at create).
       dev and server accept these, plus OPENCOMPUTER_API_KEY(S) from the environment.
 
-  secrets set NAME | secrets list [--json] | secrets remove NAME
-          [--environment development|production] [--dir DIR]
+  secrets set NAME [--origin https://host ...] [--any-origin] | secrets list [--json]
+          | secrets remove NAME   [--environment development|production] [--dir DIR]
       Secrets for connections, encrypted in .opencomputer/secrets.json (key: secret.key).
       set reads the value from stdin or a hidden prompt; no command ever prints a value.
+      --origin (repeatable) binds the secret: the gateway sends it to those origins only.
 
 ${REMOTE_USAGE}
 Environment:

@@ -67,11 +67,14 @@ afterAll(async () => {
 describe("opencomputer secrets", { timeout: 300_000 }, () => {
   it("sets from stdin, lists names and dates only, keeps the value encrypted", async () => {
     const set = await cli(["secrets", "set", "BILLING_API_KEY"], { input: `${SECRET}\n` });
-    expect(set).toMatchObject({ code: 0, stdout: "set BILLING_API_KEY (development)\n" });
+    expect(set).toMatchObject({
+      code: 0,
+      stdout: "set BILLING_API_KEY (development), any origin\n",
+    });
     const again = await cli(["secrets", "set", "BILLING_API_KEY", "--environment", "production"], {
       input: "other",
     });
-    expect(again.stdout).toBe("set BILLING_API_KEY (production)\n");
+    expect(again.stdout).toBe("set BILLING_API_KEY (production), any origin\n");
     const list = await cli(["secrets", "list", "--json"]);
     const rows = JSON.parse(list.stdout) as Array<Record<string, string>>;
     expect(rows).toEqual([
@@ -80,6 +83,7 @@ describe("opencomputer secrets", { timeout: 300_000 }, () => {
         environment: "development",
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        origins: [],
       },
     ]);
     const text = await cli(["secrets", "list"]);

@@ -1,15 +1,17 @@
 // `opencomputer secrets set|list|remove NAME [--environment E] [--dir DIR]`. Secrets are
 // write-only: `set` reads the value from stdin (or a prompt that does not echo it), `list`
-// shows names and dates, and nothing ever prints a value. They live encrypted in
-// `.opencomputer/secrets.json` under the key in `.opencomputer/secret.key` (see docs/connections.md).
+// shows names, dates and origin bindings, and nothing ever prints a value. They live encrypted
+// in `.opencomputer/secrets.json` under the key in `.opencomputer/secret.key`. `set --origin`
+// (repeatable) binds a secret to the origins the gateway may send it to; `--any-origin` unbinds
+// it; without either, a new value keeps the secret's binding (see docs/connections.md).
 
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
-import { FileSecretStore, projectSecretPaths } from "@opencomputer/connections";
+import { FileSecretStore, normalizeOrigins, projectSecretPaths } from "@opencomputer/connections";
 
 const USAGE =
-  "secrets set NAME | secrets list [--json] | secrets remove NAME   [--environment development|production] [--dir DIR]";
+  "secrets set NAME [--origin https://host ...] [--any-origin] | secrets list [--json] | secrets remove NAME   [--environment development|production] [--dir DIR]";
 
 export interface SecretsIO {
   stdin: NodeJS.ReadStream | NodeJS.ReadableStream;
@@ -35,9 +37,12 @@ export async function secretsCommand(
   switch (action) {
     case "set": {
       if (!name) throw new OpenComputerError("usage", USAGE);
+      const origins = bindingOf(values);
       const value = await readValue(io, name);
-      const { created } = await store.set(environment, name, value);
-      io.stdout.write(`${created ? "set" : "updated"} ${name} (${environment})\n`);
+      const set = await store.set(environment, name, value, origins ? { origins } : {});
+      io.stdout.write(
+        `${set.created ? "set" : "updated"} ${name} (${environment}), ${describeBinding(set.origins)}\n`,
+      );
       return 0;
     }
     case "list": {
@@ -46,7 +51,9 @@ export async function secretsCommand(
       else if (secrets.length === 0) io.stderr.write(`no ${environment} secrets\n`);
       else
         for (const s of secrets)
-          io.stdout.write(`${s.name}\t${s.environment}\t${s.createdAt}\t${s.updatedAt}\n`);
+          io.stdout.write(
+            `${s.name}\t${s.environment}\t${s.createdAt}\t${s.updatedAt}\t${describeBinding(s.origins)}\n`,
+          );
       return 0;
     }
     case "remove": {
@@ -72,8 +79,31 @@ function parse(argv: string[]) {
       dir: { type: "string" },
       environment: { type: "string", short: "e" },
       json: { type: "boolean" },
+      origin: { type: "string", multiple: true },
+      "any-origin": { type: "boolean" },
     },
   });
+}
+
+/** The origins to bind (`[]` with --any-origin), or undefined to keep the current binding. */
+function bindingOf(values: ReturnType<typeof parse>["values"]): string[] | undefined {
+  const origins = values.origin;
+  if (values["any-origin"]) {
+    if (origins?.length) {
+      throw new OpenComputerError(
+        "usage",
+        "--any-origin unbinds the secret; it cannot be combined with --origin",
+        { path: "origin" },
+      );
+    }
+    return [];
+  }
+  // Checked before the value is read: a typo in an origin should not cost typing the secret.
+  return origins?.length ? normalizeOrigins(origins) : undefined;
+}
+
+function describeBinding(origins: readonly string[]): string {
+  return origins.length > 0 ? `only to ${origins.join(" ")}` : "any origin";
 }
 
 /** The value from stdin, without its final line break; or typed at a prompt that hides it. */
