@@ -278,7 +278,8 @@ export class BwrapComputer implements Computer {
     done();
     this.watch.commandEnded();
     // Right after the command too: the last writes may have come after the last check.
-    const usage = why.quota ?? (end.kind === "exited" ? await this.watch.check() : undefined);
+    const usage =
+      why.quota ?? (end.kind === "exited" ? await this.watch.checkAfterCommand() : undefined);
     const paths = this.sandbox.outputPaths();
     const limit = this.settings.outputLimitBytes;
     const owner = this.settings.host.runningAsRoot ? SANDBOX_UID : process.getuid?.();

@@ -16,6 +16,11 @@ import { measureTree } from "@opencomputer/sandbox";
 
 export const BUSY_INTERVAL_MS = 250;
 export const IDLE_INTERVAL_MS = 2000;
+/**
+ * Trees up to this many entries are measured again after every command (a few ms); larger
+ * ones only periodically. A count, not a duration, so the rule does not depend on load.
+ */
+export const QUICK_WALK_ENTRIES = 20_000;
 /** Directories nested deeper than this count as over the quota (nothing real needs them). */
 export const MAX_DEPTH = 256;
 
@@ -65,6 +70,8 @@ export class DiskWatch {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastWalkMs = 0;
+  /** The most recent measurement, if any. */
+  private last: DiskUsage | undefined;
   private checking: Promise<DiskUsage> | undefined;
 
   constructor(
@@ -76,16 +83,42 @@ export class DiskWatch {
     this.schedule();
   }
 
-  /** A command starts: the limit becomes max(quota, current usage); checks speed up. */
+  /**
+   * A command starts: the limit becomes max(quota, current usage) and checks speed up. The
+   * last measurement serves when it was under the quota (then the limit is the quota anyway);
+   * only a computer already over it (or never measured) is measured again here.
+   */
   async commandStarts(): Promise<void> {
-    // Bytes cost the walk nothing; entries are bounded so a huge tree stays a bounded walk.
-    const now = await measureDisk(this.dirs, { bytes: Infinity, entries: 2 * this.quota.entries });
-    this.limit = {
-      bytes: Math.max(this.quota.bytes, now.bytes),
-      entries: Math.max(this.quota.entries, now.entries),
-    };
+    if (
+      this.last === undefined ||
+      this.last.bytes > this.quota.bytes ||
+      this.last.entries > this.quota.entries
+    ) {
+      // Bytes cost the walk nothing; entries are bounded so a huge tree stays a bounded walk.
+      const now = await measureDisk(this.dirs, {
+        bytes: Infinity,
+        entries: 2 * this.quota.entries,
+      });
+      this.last = now;
+      this.limit = {
+        bytes: Math.max(this.quota.bytes, now.bytes),
+        entries: Math.max(this.quota.entries, now.entries),
+      };
+    } else {
+      this.limit = this.quota;
+    }
     this.busy = true;
     this.schedule();
+  }
+
+  /**
+   * Right after a command, so a burst that ended between two checks is still caught and
+   * blamed on the command that wrote it. Skipped for a huge tree: the periodic check then
+   * catches it within the interval instead of slowing every command down.
+   */
+  async checkAfterCommand(): Promise<DiskUsage | undefined> {
+    const entries = this.last?.entries ?? 0;
+    return entries <= QUICK_WALK_ENTRIES ? this.check() : undefined;
   }
 
   commandEnded(): void {
@@ -98,7 +131,9 @@ export class DiskWatch {
     this.checking ??= (async () => {
       const started = performance.now();
       try {
-        return await measureDisk(this.dirs, this.limit);
+        const usage = await measureDisk(this.dirs, this.limit);
+        this.last = usage;
+        return usage;
       } finally {
         this.lastWalkMs = performance.now() - started;
         this.checking = undefined;

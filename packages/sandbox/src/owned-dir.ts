@@ -37,7 +37,8 @@ export async function ensureOwnedDir(path: string, options: OwnedDirOptions): Pr
   }
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    const flags = constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    handle = await open(path, constants.O_RDONLY | flags);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ELOOP") throw new UnsafeDirectoryError(path, "it is a symbolic link");

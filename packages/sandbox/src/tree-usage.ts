@@ -34,7 +34,10 @@ export interface TreeUsage {
   tooDeep: boolean;
 }
 
-const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+// O_NONBLOCK too: a FIFO swapped in after readdir fails O_DIRECTORY before any wait, but
+// nothing here may ever wait on the sandbox.
+const DIR_FLAGS =
+  constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 class Walk {
   readonly usage: TreeUsage = { bytes: 0, entries: 0, complete: true, tooDeep: false };
