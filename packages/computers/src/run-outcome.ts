@@ -46,12 +46,22 @@ const QUOTA_ADVICE =
   "Delete files in /workspace to get back under the quota (a command that only deletes is " +
   "never stopped for it); the next command gets a fresh computer with the same /workspace.";
 
+/** What the output file had become, by UnsafeFileReason. */
+const REFUSED_AS: Record<string, string> = {
+  symlink: "a symbolic link",
+  fifo: "a FIFO",
+  socket: "a socket",
+  not_regular: "something other than a plain file",
+  hard_linked: "a hard link",
+  foreign_owner: "a file of another owner",
+};
+
 function refusedMessage(facts: EndFacts): string {
+  const as = REFUSED_AS[facts.refused ?? ""] ?? "something other than a plain file";
   return (
     `The output of \`${facts.what}\` was not read: the command replaced its output file with ` +
-    `a ${facts.refused?.replace("_", " ")} file instead of a plain file, so its output is ` +
-    "withheld. Commands must not touch the files under /run/computer; write to /workspace " +
-    "or /tmp instead."
+    `${as}, so its output is withheld. Commands must not touch the files under ` +
+    "/run/computer; write to /workspace or /tmp instead."
   );
 }
 

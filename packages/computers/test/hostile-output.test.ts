@@ -34,7 +34,7 @@ describe("output files the command replaced", () => {
     const result = await h.run("link", { command });
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.message).toContain("replaced its output file with a symlink");
+    expect(result.message).toContain("replaced its output file with a symbolic link");
     expect(result.message).not.toContain("host-secret-content");
     const shadow = await readFile("/etc/shadow", "utf8");
     expect(result.message).not.toContain(shadow.split("\n")[0]);
@@ -46,7 +46,7 @@ describe("output files the command replaced", () => {
     const command = `${OWN_FILES}; echo mine > /run/computer/keep; ln /run/computer/keep $f`;
     const result = await h.run("hard", { command });
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.message).toContain("hard linked");
+    if (!result.ok) expect(result.message).toContain("replaced its output file with a hard link");
   });
 
   it("FIFOs in place of output files fail the call at once and stall nothing else", async () => {
@@ -60,7 +60,7 @@ describe("output files the command replaced", () => {
     );
     for (const result of results) {
       expect(result.ok).toBe(false);
-      if (!result.ok) expect(result.message).toContain("replaced its output file with a fifo");
+      if (!result.ok) expect(result.message).toContain("replaced its output file with a FIFO");
     }
     // An unrelated fs operation and another computer's command still complete.
     await within(5000, readFile("/etc/hostname"), "an unrelated readFile");
