@@ -16,6 +16,7 @@ import {
   formatWarnings,
   sortErrors,
 } from "./errors.ts";
+import { secretBindingReport } from "./secret-bindings.ts";
 
 export interface CommandIO {
   stdout: (text: string) => void;
@@ -65,6 +66,7 @@ export async function runBuildCommand(
     confinement(result.isolation, io);
     if (report(result.errors, json, io)) return 1;
     warn(result.warnings, io);
+    io.stderr(await secretBindingReport(dir));
     for (const agent of result.agents) {
       const result = agent.resultTool ? `, result tool ${agent.resultTool.name}` : "";
       // With --json stdout carries only the array, as for build.
