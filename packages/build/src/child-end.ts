@@ -4,7 +4,8 @@
 // processes, out of reach of that kill when no sandbox holds them.
 
 export function awaitKill(): void {
-  setInterval(() => {}, 2 ** 30);
   // The build went away without killing us (it crashed): nothing is listening any more.
+  if (!process.connected) process.exit(0);
   process.once("disconnect", () => process.exit(0));
+  setInterval(() => {}, 2 ** 30);
 }

@@ -58,16 +58,28 @@ export function startLoadProcess(
     detached: true,
     stdio,
   });
-  let stopped = false;
-  return {
+  const started: LoadProcess = {
     child,
     stop() {
-      if (stopped) return;
-      stopped = true;
+      if (!live.delete(started)) return;
       killTree(child.pid, !isolation.launcher);
     },
   };
+  live.add(started);
+  if (live.size === 1 && !exitHooked) {
+    exitHooked = true;
+    // A build that ends (process.exit, an uncaught error) with a load still running takes it
+    // along: a plain process in its own group would not see the parent go. (A sandbox also
+    // dies with its parent through bwrap's --die-with-parent.)
+    process.on("exit", () => {
+      for (const load of [...live]) load.stop();
+    });
+  }
+  return started;
 }
+
+const live = new Set<LoadProcess>();
+let exitHooked = false;
 
 /** What the sandbox binds, read-only: the project without its secrets, and the loader's code. */
 function location(project: Project, script: string): AgentLocation {

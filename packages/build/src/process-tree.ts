@@ -29,7 +29,14 @@ function signal(pid: number): void {
 /** Every process whose chain of parents leads to `root`, as /proc shows it now. */
 export function descendantsOf(root: number): number[] {
   const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    // No /proc (not Linux): the process-group kill is all there is.
+    return [];
+  }
+  for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     const ppid = parentOf(entry);
     if (ppid === undefined) continue;
