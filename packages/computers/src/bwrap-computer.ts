@@ -168,7 +168,18 @@ export class BwrapComputer implements Computer {
     const controller = new AbortController();
     this.running = controller;
     this.hooks.busy(this);
-    const pending = this.execute(command, options, controller.signal);
+    // Whatever goes wrong while running or reading results must still settle the call and
+    // leave the computer releasable (a rejected run would wedge release, and its cgroup).
+    const pending = this.execute(command, options, controller.signal).catch(
+      (error): Settled => ({
+        outcome: failed(
+          "computer_lost",
+          `The computer failed while running \`${describeCommand(command)}\` (${String(error)}); ` +
+            "it was released and the next command gets a fresh one with the same /workspace.",
+        ),
+        releaseReason: "unknown",
+      }),
+    );
     this.runningDone = pending;
     const { outcome, releaseReason } = await pending;
     this.running = undefined;

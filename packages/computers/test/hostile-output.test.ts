@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, harness, output, requireBubblewrap } from "./helpers.ts";
@@ -47,6 +48,23 @@ describe("output files the command replaced", () => {
     const result = await h.run("hard", { command });
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toContain("replaced its output file with a hard link");
+  });
+
+  it("refuses a directory in place of an output file, and the computer still releases cleanly", async () => {
+    const result = await h.run("dir", { command: `${OWN_FILES}; mkdir $f` });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.message).toContain("with something other than a plain file");
+    }
+    await h.provider.release("dir", "requested");
+    const status = h.provider.cgroups;
+    if (status.enabled) {
+      const left = status.parentPaths
+        .filter((parent) => existsSync(parent))
+        .flatMap((parent) => readdirSync(parent))
+        .filter((name) => name.endsWith("-dir-1"));
+      expect(left).toEqual([]);
+    }
   });
 
   it("FIFOs in place of output files fail the call at once and stall nothing else", async () => {
