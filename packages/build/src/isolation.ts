@@ -5,7 +5,7 @@
 // killed with everything it started when the load ends. The choice follows the one `opencomputer
 // dev`/`server` make for workers (`sandboxUnavailable`, shared with packages/cli/src/execution.ts).
 
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { bwrapAvailable, bwrapLauncher, type WorkerLauncher } from "@opencomputer/runtime";
 
@@ -69,14 +69,16 @@ export function sandboxUnavailable(projectDir: string, env: NodeJS.ProcessEnv): 
   if (!bwrapAvailable()) return "bubblewrap is not installed";
   // A root runtime starts sandboxes as an unprivileged uid, which must be able to reach the project.
   if (process.getuid?.() === 0) return unreachable(projectDir);
-  accessSync(projectDir, constants.R_OK);
+  // A directory that is not there is the build's own error to report (agent_not_found).
+  if (existsSync(projectDir)) accessSync(projectDir, constants.R_OK);
   return null;
 }
 
 /** Why uid 65534 cannot reach `projectDir` (a directory on the way not searchable), or null. */
 function unreachable(projectDir: string): string | null {
   for (let dir = resolve(projectDir); ; dir = dirname(dir)) {
-    if ((statSync(dir).mode & 0o001) === 0) return `${dir} is not searchable by other users`;
+    const mode = existsSync(dir) ? statSync(dir).mode : 0o777;
+    if ((mode & 0o001) === 0) return `${dir} is not searchable by other users`;
     if (dirname(dir) === dir) return null;
   }
 }

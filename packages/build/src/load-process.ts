@@ -83,7 +83,10 @@ let exitHooked = false;
 
 /** What the sandbox binds, read-only: the project without its secrets, and the loader's code. */
 function location(project: Project, script: string): AgentLocation {
-  const entries = readdirSync(project.root).filter((name) => !PROJECT_SECRETS.test(name));
+  // A missing project is the build's error to report (agent_not_found), not the loader's.
+  const entries = existsSync(project.root)
+    ? readdirSync(project.root).filter((name) => !PROJECT_SECRETS.test(name))
+    : [];
   return {
     agentId: "build",
     deploymentId: "build",

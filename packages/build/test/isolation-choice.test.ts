@@ -55,6 +55,20 @@ describe("the build's isolation for project code", () => {
     },
   );
 
+  it("a project directory that does not exist is the build's error, not the isolation's", async () => {
+    const missing = join(project(0o755), "nope");
+    expect(buildIsolation(missing, {}).kind).toBe(bwrapAvailable() ? "sandbox" : "process");
+    let stderr = "";
+    const io: CommandIO = {
+      stdout: () => {},
+      stderr: (text) => {
+        stderr += text;
+      },
+    };
+    expect(await runBuildCommand(["--dir", missing], { doctor: true }, io)).toBe(1);
+    expect(stderr).toContain("agent_not_found");
+  });
+
   it("build and doctor print a warning naming the isolation when it is not the sandbox", async () => {
     const fixture = copyFixture("check-url");
     dirs.push(fixture.dir);
