@@ -28,6 +28,16 @@ describe("the computer's seccomp filter", () => {
     }
   });
 
+  it("filters every process in the computer, PID 1 included (no unfiltered bwrap init)", async () => {
+    const command = "sleep 30 & for s in /proc/[0-9]*/status; do grep -H '^Seccomp:' $s; done";
+    const lines = output(await h.run("pid1-filter", { command }))
+      .stdout.trim()
+      .split("\n");
+    expect(lines.length).toBeGreaterThanOrEqual(3); // the loop, this shell (or grep), sleep
+    expect(lines).toContain("/proc/1/status:Seccomp:\t2");
+    for (const line of lines) expect(line).toMatch(/:Seccomp:\t2$/);
+  });
+
   it("refuses a nested bubblewrap sandbox", async () => {
     const result = await refused("bwrap --ro-bind / / true");
     expect(result.stdout).toMatch(/exit=[1-9]/);
