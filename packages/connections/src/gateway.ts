@@ -118,6 +118,8 @@ export function createEgressGateway(options: EgressGatewayOptions) {
       state.claims = claims;
       untrack = live.track(claims.id ?? "", controller);
       const request = await prepare(req, claims, state);
+      // Revoked (its call ended) or abandoned while being checked: the origin is not called.
+      controller.signal.throwIfAborted();
       await emit(claims.sessionId, event(claims, "egress.request", { ...state.target! }));
       const upstream = await callUpstream({ ...request, signal: controller.signal, maxRedirects });
       writeRelayHead(res, upstream, state.forms);
