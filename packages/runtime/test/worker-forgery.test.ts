@@ -55,9 +55,9 @@ describe("messages forged by agent code on its worker's channel", () => {
       15_000,
     );
     writeFileSync(join(dir, "open"), "");
-    const [victimEvents, elsewhereEvents, forgerEvents] = await Promise.all(
+    const [victimEvents, elsewhereEvents, forgerEvents] = (await Promise.all(
       [victim, elsewhere, forger].map(finish),
-    );
+    )) as [EventRecord[], EventRecord[], EventRecord[]];
     for (const [turn, events] of [
       [victim, victimEvents],
       [elsewhere, elsewhereEvents],

@@ -11,6 +11,7 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { seccompFilter } from "@opencomputer/sandbox";
 import { CHILD_SCRIPT, type WorkerCommand, type WorkerLauncher } from "./worker-command.ts";
 import type { WorkerLimits } from "./worker-limits.ts";
 import { fileRlimits } from "./worker-spawn.ts";
@@ -53,10 +54,16 @@ export function bwrapLauncher(options: BwrapLauncherOptions = {}): WorkerLaunche
   // The runtime's code and its dependencies: what `node --import tsx child.ts` loads.
   const runtimePaths = [packageRoot(CHILD_SCRIPT), ...installPaths()];
   const prlimit = options.prlimitPath ?? "/usr/bin/prlimit";
-  return (command, { location, network, bridgeDir, limits, admission }): WorkerCommand => {
+  return (command, context): WorkerCommand => {
+    const { location, network, bridgeDir, limits, admission, seccompFd } = context;
     const args = [
       "--unshare-all",
       ...(network ? ["--share-net"] : []),
+      // The filter (@opencomputer/sandbox) refuses new namespaces, mounts and risky kernel
+      // interfaces; Node needs none of them (its threads use clone without namespace flags).
+      // With it, no bwrap init: Node is PID 1 itself, else the init would be the one process
+      // left unfiltered, with memory the sandbox's uid may write (/proc/1/mem).
+      ...(seccompFd !== undefined ? ["--seccomp", String(seccompFd), "--as-pid-1"] : []),
       ...(admission
         ? ["--info-fd", String(admission.infoFd), "--block-fd", String(admission.blockFd)]
         : []),
@@ -101,8 +108,17 @@ export function bwrapLauncher(options: BwrapLauncherOptions = {}): WorkerLaunche
       env: { ...command.env, HOME: "/tmp", TMPDIR: "/tmp" },
       ...(root ? { uid: WORKER_UID, gid: WORKER_GID } : {}),
       ...(admission ? { admission } : {}),
+      ...(seccompFd !== undefined ? { inputs: [{ fd: seccompFd, data: filter() }] } : {}),
     };
   };
+}
+
+let compiled: Buffer | undefined;
+
+/** The seccomp program, compiled once per process. */
+function filter(): Buffer {
+  compiled ??= seccompFilter();
+  return compiled;
 }
 
 /**

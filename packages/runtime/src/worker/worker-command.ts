@@ -24,6 +24,8 @@ export interface WorkerCommand {
    * anything, so the worker can be put in its control group before it forks.
    */
   admission?: Admission;
+  /** Bytes the spawner must write (then close) on extra pipes, e.g. bwrap's seccomp filter. */
+  inputs?: Array<{ fd: number; data: Buffer }>;
 }
 
 export interface Admission {
@@ -41,6 +43,11 @@ export interface LaunchContext {
   limits?: WorkerLimits;
   /** Asked for when the worker gets a control group; see `WorkerCommand.admission`. */
   admission?: Admission;
+  /**
+   * A pipe the spawner will feed from `WorkerCommand.inputs`: a launcher may read a seccomp
+   * filter from it. Without it (a caller that feeds no pipes) no filter is applied.
+   */
+  seccompFd?: number;
 }
 
 /** Turns the plain command into the one that runs, e.g. inside bubblewrap. */

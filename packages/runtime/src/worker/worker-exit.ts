@@ -1,6 +1,6 @@
 // Why a worker exited, in words an operator (and, for a tool call, the model) can act on. A
 // worker that ran out of memory is worth naming: the kernel's memory kill and V8's heap limit
-// both look like a crash otherwise (SIGKILL, or SIGABRT / bwrap's exit code 134).
+// both look like a crash otherwise (SIGKILL, or an abort).
 
 import type { WorkerGroup } from "./worker-groups.ts";
 import { heapMiB, type WorkerLimits } from "./worker-limits.ts";
@@ -22,8 +22,9 @@ export function exitReason(
   if ((group?.oomKills() ?? 0) > 0) {
     return `${MEMORY_LIMIT_REASON} of ${limits.memoryMiB} MiB (workers.limits.memoryMiB) and the kernel killed it`;
   }
-  const aborted = signal === "SIGABRT" || code === 134;
-  if (aborted && HEAP_EXHAUSTED.test(stderrTail)) {
+  // V8 aborts after saying so on stderr; the status varies (SIGABRT, bwrap's 134, or, as PID 1
+  // of a sandbox, which ignores its own SIGABRT, glibc's fallback exit), the words do not.
+  if (HEAP_EXHAUSTED.test(stderrTail)) {
     return `${MEMORY_LIMIT_REASON}: its JavaScript heap is limited to ${heapMiB(limits)} MiB (3/4 of workers.limits.memoryMiB = ${limits.memoryMiB})`;
   }
   return status;

@@ -16,8 +16,9 @@ import {
 import type { WorkerGroup, WorkerGroups } from "./worker-groups.ts";
 import { heapMiB, MIB, type WorkerLimits } from "./worker-limits.ts";
 
-/** fds 0-2 are stdio and 3 the IPC channel; bwrap reports on 4 and waits on 5. */
+/** fds 0-2 are stdio and 3 the IPC channel; bwrap reports on 4, waits on 5, reads seccomp on 6. */
 const ADMISSION: Admission = { infoFd: 4, blockFd: 5 };
+const SECCOMP_FD = 6;
 const PRLIMIT = "/usr/bin/prlimit";
 const STDERR_TAIL = 4096;
 
@@ -80,9 +81,11 @@ export function spawnWorker(request: SpawnRequest): SpawnedWorker {
       ...(request.bridgeDir ? { bridgeDir: request.bridgeDir } : {}),
       limits: request.limits,
       ...(group ? { admission: ADMISSION } : {}),
+      seccompFd: SECCOMP_FD,
     });
   }
   const gated = group !== undefined && command.admission !== undefined;
+  const inputs = command.inputs ?? [];
   let child: ChildProcess;
   try {
     child = spawn(command.command, command.args, {
@@ -91,12 +94,17 @@ export function spawnWorker(request: SpawnRequest): SpawnedWorker {
       ...(command.gid !== undefined ? { gid: command.gid } : {}),
       // Never process.env: the worker gets exactly the variables given, no secret among them.
       env: command.env,
-      stdio: ["ignore", "inherit", "pipe", "ipc", ...(gated ? (["pipe", "pipe"] as const) : [])],
+      stdio: stdioFor(gated, inputs),
       serialization: "json",
     });
   } catch (error) {
     void group?.remove();
     throw error;
+  }
+  for (const { fd, data } of inputs) {
+    const pipe = (child.stdio as unknown as Writable[])[fd]!;
+    pipe.on("error", () => {});
+    pipe.end(data);
   }
   let tail = "";
   child.stderr?.on("data", (chunk: Buffer) => {
@@ -114,6 +122,20 @@ export function spawnWorker(request: SpawnRequest): SpawnedWorker {
     group = undefined;
   });
   return { child, group, stderrTail: () => tail, admitted };
+}
+
+/** stdio, the IPC channel, and a pipe for each fd the admission and the inputs use. */
+function stdioFor(
+  gated: boolean,
+  inputs: Array<{ fd: number }>,
+): Array<"ignore" | "inherit" | "pipe" | "ipc"> {
+  const stdio: Array<"ignore" | "inherit" | "pipe" | "ipc"> = ["ignore", "inherit", "pipe", "ipc"];
+  const fds = [...(gated ? [ADMISSION.infoFd, ADMISSION.blockFd] : []), ...inputs.map((i) => i.fd)];
+  for (const fd of fds) {
+    while (stdio.length <= fd) stdio.push("ignore");
+    stdio[fd] = "pipe";
+  }
+  return stdio;
 }
 
 /**

@@ -216,6 +216,29 @@ describe.each([
 });
 
 describe("a sandboxed worker", () => {
+  it("runs every process under the seccomp filter, as PID 1 of its namespace, and Node works", async () => {
+    h = await harness({
+      agentsModule: AGENTS,
+      execution: "worker",
+      workers: { ...TEST_WORKERS, sandbox: bwrapLauncher() },
+      steps: [
+        { toolCalls: [{ name: "inspect_env", input: { pid: process.pid } }] },
+        { text: "ok" },
+      ],
+    });
+    const { events } = await h.run("env");
+    const output = ofType(events, "tool.completed")[0]!.data.output as Record<string, string>;
+    // No bwrap init inside: the worker's Node is PID 1, so nothing in the sandbox is unfiltered.
+    expect(Number(output.pid)).toBe(1);
+    const [hostPid] = workerPids(h.runtime);
+    const inside = descendants(hostPid!);
+    expect(inside.length).toBeGreaterThan(0);
+    for (const pid of inside) {
+      // 2: filter mode (bwrap itself, outside, is not filtered).
+      expect(readFileSync(`/proc/${pid}/status`, "utf8")).toMatch(/^Seccomp:\s+2$/m);
+    }
+  });
+
   it("cannot read the store, the key file or anything outside what it was given", async () => {
     h = await harness({
       agentsModule: AGENTS,
