@@ -99,13 +99,21 @@ export {
   bwrapLauncher,
 } from "./worker/bwrap-launcher.ts";
 export type { ExecutionOption, WorkerSettings } from "./worker/execution-option.ts";
+export type {
+  Admission,
+  LaunchContext,
+  WorkerCommand,
+  WorkerLauncher,
+} from "./worker/worker-command.ts";
 export {
   createWorkerExecution,
   type WorkerExecutionOptions,
   workerEnv,
 } from "./worker/worker-execution.ts";
 export {
-  DEFAULT_TIMINGS,
-  type WorkerLauncher,
-  type WorkerTimings,
-} from "./worker/worker-process.ts";
+  DEFAULT_WORKER_LIMITS,
+  type WorkerLimits,
+  workerLimitsOf,
+} from "./worker/worker-limits.ts";
+export { DEFAULT_WORKER_NETWORK, type WorkerNetwork } from "./worker/worker-network.ts";
+export { DEFAULT_TIMINGS, type WorkerTimings } from "./worker/worker-timings.ts";
