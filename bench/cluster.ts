@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startPrivateCluster } from "../packages/store-postgres/test/private-cluster.ts";
+import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import type { ChildGo, ChildReport } from "./cluster-child.ts";
 import { percentile } from "./stats.ts";
 

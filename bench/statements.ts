@@ -9,9 +9,9 @@ import { join } from "node:path";
 import type { Store } from "@opencomputer/runtime";
 import { createPostgresStore } from "@opencomputer/store-postgres";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
+import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { startPrivateCluster } from "../packages/store-postgres/test/private-cluster.ts";
 import { supportRuntime } from "./engine-fixture.ts";
 import { AGENT_ID, USER_TEXT } from "./scenario.ts";
 

@@ -5,7 +5,7 @@
 // everything it started (process-tree.ts).
 
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
-import { existsSync, readdirSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -17,12 +17,6 @@ import type { Project } from "./project.ts";
 const require = createRequire(import.meta.url);
 const TSX = require.resolve("tsx");
 const TSX_LOADER = pathToFileURL(TSX).href;
-
-/**
- * What a sandboxed load must never see, though it lies in the project: the store, API keys,
- * secrets, computers and deployments (`.opencomputer`), and the dev server's `.env` files.
- */
-const PROJECT_SECRETS = /^(\.opencomputer|\.env(\..*)?)$/;
 
 export interface LoadProcess {
   child: ChildProcess;
@@ -83,10 +77,6 @@ let exitHooked = false;
 
 /** What the sandbox binds, read-only: the project without its secrets, and the loader's code. */
 function location(project: Project, script: string): AgentLocation {
-  // A missing project is the build's error to report (agent_not_found), not the loader's.
-  const entries = existsSync(project.root)
-    ? readdirSync(project.root).filter((name) => !PROJECT_SECRETS.test(name))
-    : [];
   return {
     agentId: "build",
     deploymentId: "build",
@@ -95,7 +85,7 @@ function location(project: Project, script: string): AgentLocation {
     loader: script,
     args: null,
     readPaths: [
-      ...entries.map((name) => join(project.root, name)),
+      ...projectEntries(project.root),
       ...ancestorModules(project.root),
       TSX.slice(0, TSX.lastIndexOf("/node_modules/") + "/node_modules".length),
       packageRoot(realpathSync(require.resolve("@opencomputer/agent"))),
@@ -103,6 +93,27 @@ function location(project: Project, script: string): AgentLocation {
     // Also when a bind above the project covers them (a project inside a bound package).
     hidePaths: [join(project.root, ".opencomputer")],
   };
+}
+
+/**
+ * The project's top-level entries a load may read. Not the dot-entries: the store, API keys,
+ * secrets, computers and deployments (`.opencomputer`), the dev server's `.env*` files, `.git`
+ * (a remote URL with a token), `.npmrc` (a registry token); loading modules needs none of them.
+ * Not a symlink that leaves the project either: bwrap would follow it on the host (a link to
+ * `~/.aws` would be bound in), while links further down resolve inside the sandbox only.
+ */
+function projectEntries(root: string): string[] {
+  // A missing project is the build's error to report (agent_not_found), not the loader's.
+  if (!existsSync(root)) return [];
+  const real = realpathSync(root);
+  return readdirSync(root, { withFileTypes: true })
+    .filter((entry) => !entry.name.startsWith("."))
+    .map((entry) => join(root, entry.name))
+    .filter((path) => {
+      if (!lstatSync(path).isSymbolicLink()) return true;
+      const target = existsSync(path) ? realpathSync(path) : "";
+      return target === real || target.startsWith(`${real}/`);
+    });
 }
 
 /** The directory of the nearest package.json above `file`. */

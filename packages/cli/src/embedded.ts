@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { AgentResolver } from "@opencomputer/runtime";
+import type { AgentResolver, Runtime } from "@opencomputer/runtime";
 import {
   createModelResolver,
   createRuntime,
@@ -11,8 +11,17 @@ import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { projectComputers } from "./computers.ts";
 import { projectEgress } from "./egress.ts";
 
+export interface EmbeddedRuntime {
+  projectDir: string;
+  runtime: Runtime;
+  close(): Promise<void>;
+}
+
 /** The runtime on the embedded default: SQLite at `<dir>/.opencomputer/data.db`. */
-export function openEmbedded(dir: string, agents: (projectDir: string) => AgentResolver) {
+export function openEmbedded(
+  dir: string,
+  agents: (projectDir: string) => AgentResolver,
+): EmbeddedRuntime {
   const projectDir = resolve(dir);
   const dataDir = join(projectDir, ".opencomputer");
   mkdirSync(dataDir, { recursive: true });

@@ -1,4 +1,4 @@
-import type { EventRecord } from "@opencomputer/runtime";
+import type { SessionEvent } from "@opencomputer/protocol";
 
 const MAX = 160;
 
@@ -7,30 +7,33 @@ function short(value: unknown): string {
   return text.length > MAX ? `${text.slice(0, MAX - 1)}…` : text;
 }
 
-/** One event as a line a person can scan. */
-export function formatEvent(e: EventRecord): string {
-  const d = (e.data ?? {}) as Record<string, unknown>;
+/** One event as a line a person can scan; types newer than this CLI print their data. */
+export function formatEvent(e: SessionEvent): string {
   const head = `${String(e.seq).padStart(4)}  ${e.type.padEnd(24)}`;
   switch (e.type) {
     case "message.completed":
-      return `${head}${short(d.text)}`;
+      return `${head}${short(e.data.text)}`;
     case "tool.started":
-      return `${head}${String(d.tool)} ${short(d.input)}`;
+      return `${head}${e.data.tool} ${short(e.data.input)}`;
     case "tool.completed":
-      return `${head}${String(d.tool)}${d.result ? " (result)" : ""} → ${short(d.output)}`;
-    case "tool.failed":
-      return `${head}${String(d.tool)}: ${short(d.message)}${d.settledBy ? ` [${String(d.settledBy)}]` : ""}`;
+      return `${head}${e.data.tool}${e.data.result ? " (result)" : ""} → ${short(e.data.output)}`;
+    case "tool.failed": {
+      const by = e.data.settledBy ? ` [${e.data.settledBy}]` : "";
+      return `${head}${e.data.tool}: ${short(e.data.message)}${by}`;
+    }
     case "tool.progress":
-      return `${head}${String(d.tool)} ${short(d.metadata)}`;
+      return `${head}${e.data.tool} ${short(e.data.metadata)}`;
     case "session.status_changed":
-      return `${head}${String(d.from)} → ${String(d.to)}`;
+      return `${head}${e.data.from} → ${e.data.to}`;
     case "agent.rendered":
-      return `${head}model ${String(d.model)}, tools [${(d.enabledTools as string[]).join(", ")}]`;
+      return `${head}model ${String(e.data.model)}, tools [${e.data.enabledTools.join(", ")}]`;
     case "turn.failed":
-      return `${head}${String(d.code)}: ${short(d.message)}`;
+      return `${head}${e.data.code}: ${short(e.data.message)}`;
     case "usage.recorded":
-      return `${head}${String(d.model)} in ${String(d.inputTokens)} out ${String(d.outputTokens)}`;
-    default:
-      return `${head}${Object.keys(d).length ? short(d) : ""}`;
+      return `${head}${e.data.model} in ${e.data.inputTokens} out ${e.data.outputTokens}`;
+    default: {
+      const data = (e.data ?? {}) as Record<string, unknown>;
+      return `${head}${Object.keys(data).length ? short(data) : ""}`;
+    }
   }
 }

@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { type FixtureServer, KEY, startFixtureServer } from "@opencomputer/testkit/stack";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureServer, KEY, startFixtureServer } from "../../react/test/fixtures/server.ts";
 import { buildConsoleInto } from "./build.ts";
 import { ensureChromium } from "./chromium.ts";
 

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createConsoleFiles } from "@opencomputer/server";
+import { KEY, startFixtureServer } from "@opencomputer/testkit/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEY, startFixtureServer } from "../../react/test/fixtures/server.ts";
-import { createConsoleFiles } from "../../server/src/static.ts";
 
 let dir: string;
 let files: ReturnType<typeof createConsoleFiles>;

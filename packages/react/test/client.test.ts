@@ -1,9 +1,8 @@
+import { applied, type FixtureServer, KEY, startFixtureServer } from "@opencomputer/testkit/stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, createApi } from "../src/api.ts";
 import { AgentClient, type AgentSnapshot } from "../src/client.ts";
 import type { SessionEvent } from "../src/types.ts";
-import { applied } from "./fixtures/agents.ts";
-import { type FixtureServer, KEY, startFixtureServer } from "./fixtures/server.ts";
 
 let server: FixtureServer;
 const headers = { "x-api-key": KEY };

@@ -6,3 +6,4 @@ export { createKeyFileAuth, KeyFile, type StoredKey } from "./key-file.ts";
 export type { Catalog } from "./routes/catalog.ts";
 export { type Served, type ServeOptions, serve } from "./serve.ts";
 export { frame as sseFrame } from "./sse.ts";
+export { type ConsoleOptions, createConsoleFiles } from "./static.ts";

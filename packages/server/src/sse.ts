@@ -1,4 +1,4 @@
-import type { EventRecord } from "@opencomputer/runtime";
+import type { SessionEvent } from "@opencomputer/protocol";
 import type { RouteContext } from "./context.ts";
 
 const encoder = new TextEncoder();
@@ -6,7 +6,7 @@ const encoder = new TextEncoder();
 const MAX_BUFFERED = 500;
 
 /** One SSE frame. The `id` is the seq, so a reconnect's Last-Event-ID is the exact cursor. */
-export function frame(event: EventRecord): string {
+export function frame(event: SessionEvent): string {
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
@@ -24,11 +24,11 @@ export function eventStream(
   ctx: RouteContext,
   sessionId: string,
   after: number,
-  first: EventRecord[],
+  first: SessionEvent[],
   signal: AbortSignal,
 ): ReadableStream<Uint8Array> {
   let cursor = after;
-  let pending: EventRecord[] | null = first;
+  let pending: SessionEvent[] | null = first;
   let dirty = false;
   let timedOut = false;
   let wake: (() => void) | null = null;
@@ -36,7 +36,7 @@ export function eventStream(
   // This process's commits arrive with their events: kept here (bounded), they are sent
   // without a store read when they continue the cursor exactly. Anything else — a gap, an
   // overflow, another process's write — falls back to reading the store after the cursor.
-  let buffered: EventRecord[] = [];
+  let buffered: SessionEvent[] = [];
   let overflow = false;
   const notify = () => {
     dirty = true;
@@ -72,7 +72,7 @@ export function eventStream(
     });
 
   /** Buffered events that continue the cursor without a gap, or null (then read the store). */
-  function fromBuffer(): EventRecord[] | null {
+  function fromBuffer(): SessionEvent[] | null {
     const fresh = buffered.filter((e) => e.seq > cursor);
     const ok = !overflow && fresh.length > 0 && fresh.every((e, i) => e.seq === cursor + 1 + i);
     buffered = [];

@@ -308,9 +308,11 @@ export function numberEvents(
     const seq = lastSeq + i + 1;
     // Ids only need to be unique; 96 random bits are.
     const id = `evt_${randomBytes(12).toString("hex")}`;
-    return e.turnId === undefined
-      ? { seq, id, timestamp, sessionId, type: e.type, data: e.data }
-      : { seq, id, timestamp, sessionId, turnId: e.turnId, type: e.type, data: e.data };
+    return (
+      e.turnId === undefined
+        ? { seq, id, timestamp, sessionId, type: e.type, data: e.data }
+        : { seq, id, timestamp, sessionId, turnId: e.turnId, type: e.type, data: e.data }
+    ) as EventRecord;
   });
 }
 

@@ -1,17 +1,18 @@
 // The shared Store conformance suite plus what only a server database can show: several pools
-// (processes) on one database. Runs on a private cluster this file starts (private-cluster.ts);
+// (processes) on one database. Runs on a private cluster this file starts (@opencomputer/testkit/postgres-cluster);
 // each store gets a database of its own.
 import type { SessionRecord, Store } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
+import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import {
   sessionRecord,
   storeConformance,
   turnRecord,
-} from "@opencomputer/runtime/store-conformance";
+} from "@opencomputer/testkit/store-conformance";
+import { ev } from "@opencomputer/testkit/store-fixtures";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore, SCHEMA_VERSION } from "../src/index.ts";
-import { type PrivateCluster, startPrivateCluster } from "./private-cluster.ts";
 
 let cluster: PrivateCluster;
 
@@ -33,7 +34,7 @@ storeConformance("postgres", async () => {
 
 async function createSession(store: Store, id: string): Promise<SessionRecord> {
   const { session } = await store.createSession(sessionRecord({ id }), [
-    { type: "session.created", data: {} },
+    { type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } },
   ]);
   return session;
 }
@@ -66,7 +67,7 @@ describe("PostgreSQL store across pools", () => {
     const taken = (await b.acquireLease("ses_fence", "rt_b", 1000, 1_002_000))!;
     expect(taken.epoch).toBe(old.epoch + 1);
     const refused = await a
-      .apply("ses_fence", { fence: old, ops: [], events: [{ type: "x", data: {} }] })
+      .apply("ses_fence", { fence: old, ops: [], events: [ev("x", {})] })
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(StoreError);
     expect((refused as StoreError).code).toBe("stale_epoch");
@@ -74,7 +75,7 @@ describe("PostgreSQL store across pools", () => {
     const ok = await b.apply("ses_fence", {
       fence: taken,
       ops: [],
-      events: [{ type: "y", data: {} }],
+      events: [ev("y", {})],
     });
     expect(ok.map((e) => e.seq)).toEqual([2]);
     expect((await a.readEvents("ses_fence", 0, 10)).map((e) => e.type)).toEqual([
@@ -90,10 +91,7 @@ describe("PostgreSQL store across pools", () => {
       Array.from({ length: 20 }, (_, i) =>
         (i % 2 === 0 ? a : b).apply("ses_race", {
           ops: [],
-          events: [
-            { type: "x", data: { i } },
-            { type: "y", data: { i } },
-          ],
+          events: [ev("x", { i }), ev("y", { i })],
         }),
       ),
     );
@@ -150,7 +148,9 @@ describe("PostgreSQL store across pools", () => {
     const outcomes = await Promise.all(
       Array.from({ length: 6 }, (_, i) => {
         const s = { ...sessionRecord({ id: `ses_idem_${i}` }), idempotencyKey: "idem-race" };
-        return (i % 2 === 0 ? a : b).createSession(s, [{ type: "session.created", data: {} }]);
+        return (i % 2 === 0 ? a : b).createSession(s, [
+          { type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } },
+        ]);
       }),
     );
     expect(outcomes.filter((o) => o.created)).toHaveLength(1);
@@ -223,7 +223,7 @@ describe("PostgreSQL store round trips", () => {
     const turn = turnRecord(sessionId, { id: `turn_${sessionId}` });
     await store.apply(sessionId, {
       ops: [{ type: "turn.insert", turn }],
-      events: [{ type: "turn.queued", data: {}, turnId: turn.id }],
+      events: [{ type: "turn.queued", data: { mode: "queue" }, turnId: turn.id }],
     });
     return { sessionId, turnId: turn.id };
   }
@@ -256,7 +256,7 @@ describe("PostgreSQL store round trips", () => {
       store.applyWithLease(sessionId, "rt_a", 1000, {
         expectTurn: { id: turnId, status: ["running"] },
         ops: [],
-        events: [{ type: "x", data: {}, turnId }],
+        events: [ev("x", {}, turnId)],
       }),
     );
     expect(leased).toEqual(["BEGIN", "SELECT", "WITH", "COMMIT"]);
@@ -280,7 +280,7 @@ describe("PostgreSQL store round trips", () => {
       .apply(sessionId, {
         expectTurn: { id: turnId, status: ["queued"] },
         ops: [],
-        events: [{ type: "x", data: {} }],
+        events: [ev("x", {})],
       })
       .catch((e: unknown) => e);
     // Its statement snapshot predates the commit below: only the lock wait separates them.

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { WriteBatch } from "@opencomputer/runtime";
-import { createdEvents, sessionRecord, turnRecord } from "@opencomputer/runtime/store-conformance";
+import { createdEvents, sessionRecord, turnRecord } from "@opencomputer/testkit/store-conformance";
+import { ev } from "@opencomputer/testkit/store-fixtures";
 import Database from "better-sqlite3";
 import { createSqliteStore } from "../src/index.ts";
 
@@ -42,8 +43,8 @@ async function measure(durability: "normal" | "full", iterations: number): Promi
     expectTurn: { id: "turn_1", status: ["running"] },
     ops: [{ type: "turn.update", id: "turn_1", patch: { steps: step } }],
     events: [
-      { type: "agent.rendered", turnId: "turn_1", data: { renderId: `r${step}`, model: "m" } },
-      { type: "message.completed", turnId: "turn_1", data: { text: "Order A1 has shipped." } },
+      ev("agent.rendered", { renderId: `r${step}`, model: "m" }, "turn_1"),
+      ev("message.completed", { text: "Order A1 has shipped." }, "turn_1"),
     ],
   });
 

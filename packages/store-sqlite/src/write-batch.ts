@@ -240,10 +240,11 @@ export class BatchWriter {
         const id = newEventId();
         const turnId = e.turnId;
         params.push(sessionId, seq, id, timestamp, turnId ?? null, e.type, toJson(e.data));
-        out[i] =
+        out[i] = (
           turnId === undefined
             ? { seq, id, timestamp, sessionId, type: e.type, data: e.data }
-            : { seq, id, timestamp, sessionId, turnId, type: e.type, data: e.data };
+            : { seq, id, timestamp, sessionId, turnId, type: e.type, data: e.data }
+        ) as EventRecord;
       }
       this.rows.insertEvents(params, end - start);
     }

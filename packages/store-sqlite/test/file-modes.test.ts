@@ -5,7 +5,7 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sessionRecord } from "@opencomputer/runtime/store-conformance";
+import { sessionRecord } from "@opencomputer/testkit/store-conformance";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStore } from "../src/index.ts";
 

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { crc32 } from "node:zlib";
 import type { Store } from "@opencomputer/runtime";
-import { sessionRecord, turnRecord } from "@opencomputer/runtime/store-conformance";
+import { sessionRecord, turnRecord } from "@opencomputer/testkit/store-conformance";
+import { ev } from "@opencomputer/testkit/store-fixtures";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStore, type SqliteStore } from "../src/index.ts";
@@ -17,7 +18,7 @@ const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const OLD = "2020-01-01T00:00:00.000Z";
 
 async function createSession(store: Store, id: string): Promise<void> {
-  await store.createSession(sessionRecord({ id }), [{ type: "session.created", data: null }]);
+  await store.createSession(sessionRecord({ id }), [ev("session.created", null)]);
 }
 
 /** What a plain SQLite connection (no journal) sees as committed. */
@@ -116,7 +117,7 @@ describe("SqliteStore group commit", () => {
     // Every acknowledged batch is there, in order, gapless; at most one more (written, killed
     // before it could print) may follow.
     const batches = events
-      .filter((e) => e.type === "batch")
+      .filter((e) => (e.type as string) === "batch")
       .map((e) => (e.data as { i: number }).i);
     expect(batches.slice(0, acked.length)).toEqual(acked);
     expect(batches.length - acked.length).toBeLessThanOrEqual(1);
@@ -132,7 +133,7 @@ describe("SqliteStore group commit", () => {
     open.splice(0);
     const again = openStore();
     expect((await again.readEvents("ses_k", 0, 1_000_000)).length).toBe(events.length);
-    const [next] = await again.apply("ses_k", { ops: [], events: [{ type: "x", data: null }] });
+    const [next] = await again.apply("ses_k", { ops: [], events: [ev("x", null)] });
     expect(next!.seq).toBe(events.length + 1);
   });
 
@@ -145,14 +146,14 @@ describe("SqliteStore group commit", () => {
     writeFileSync(journal, bytes.subarray(0, bytes.length - 40));
     const store = openStore();
     const batches = (await store.readEvents("ses_t", 0, 1000))
-      .filter((e) => e.type === "batch")
+      .filter((e) => (e.type as string) === "batch")
       .map((e) => (e.data as { i: number }).i);
     expect(batches).toEqual(Array.from({ length: 19 }, (_, i) => i));
-    await store.apply("ses_t", { ops: [], events: [{ type: "after", data: null }] });
+    await store.apply("ses_t", { ops: [], events: [ev("after", null)] });
     await store.close();
     open.splice(0);
     const reopened = openStore();
-    const types = (await reopened.readEvents("ses_t", 0, 1000)).map((e) => e.type);
+    const types = (await reopened.readEvents("ses_t", 0, 1000)).map((e): string => e.type);
     expect(types.at(-1)).toBe("after");
     expect(types.filter((t) => t === "batch")).toHaveLength(19);
   });
@@ -180,7 +181,7 @@ describe("SqliteStore group commit", () => {
     const store = openStore(30);
     await createSession(store, "ses_v");
     // Opening a group committed nothing yet; the creating write's group is open.
-    await store.apply("ses_v", { ops: [], events: [{ type: "a", data: null }] });
+    await store.apply("ses_v", { ops: [], events: [ev("a", null)] });
     const seenAtOnce = committedEvents(path, "ses_v");
     await new Promise((r) => setTimeout(r, 120));
     expect(committedEvents(path, "ses_v")).toBe(2);
@@ -194,7 +195,7 @@ describe("SqliteStore group commit", () => {
     const b = openStore(60_000);
     await createSession(a, "ses_1");
     expect((await b.getSession("ses_1"))?.lastSeq).toBe(1);
-    await b.apply("ses_1", { ops: [], events: [{ type: "from_b", data: null }] });
+    await b.apply("ses_1", { ops: [], events: [ev("from_b", null)] });
     // A created the session, so it could answer this from its rows written behind; B's write
     // committed A's group first, so A reads SQLite.
     expect((await a.getSession("ses_1"))?.lastSeq).toBe(2);
@@ -203,16 +204,16 @@ describe("SqliteStore group commit", () => {
       "from_b",
     ]);
     await createSession(a, "ses_2");
-    await a.apply("ses_2", { ops: [], events: [{ type: "from_a", data: null }] });
+    await a.apply("ses_2", { ops: [], events: [ev("from_a", null)] });
     expect((await b.getSession("ses_2"))?.lastSeq).toBe(2);
-    await b.apply("ses_2", { ops: [], events: [{ type: "from_b", data: null }] });
+    await b.apply("ses_2", { ops: [], events: [ev("from_b", null)] });
     expect((await a.getSession("ses_2"))?.lastSeq).toBe(3);
   });
 
   it("undoes a change that fails after changing rows, and keeps the group's earlier changes", async () => {
     const store = openStore(60_000);
     await createSession(store, "ses_u");
-    await store.apply("ses_u", { ops: [], events: [{ type: "kept", data: null }] });
+    await store.apply("ses_u", { ops: [], events: [ev("kept", null)] });
     const message = (id: string) => ({
       type: "message.insert" as const,
       message: {
@@ -228,7 +229,7 @@ describe("SqliteStore group commit", () => {
       .apply("ses_u", { ops: [message("m1"), message("m2"), message("m1")], events: [] })
       .catch((e: unknown) => e);
     expect((failed as { code?: string }).code).toBe("duplicate");
-    await store.apply("ses_u", { ops: [message("m3")], events: [{ type: "after", data: null }] });
+    await store.apply("ses_u", { ops: [message("m3")], events: [ev("after", null)] });
     const check = async (s: Store) => {
       expect((await s.readEvents("ses_u", 0, 10)).map((e) => [e.seq, e.type])).toEqual([
         [1, "session.created"],
@@ -247,7 +248,7 @@ describe("SqliteStore group commit", () => {
     const store = openStore();
     await createSession(store, "ses_b");
     const error = await store
-      .apply("ses_b", { ops: [], events: [{ type: "big", data: 10n as never }] })
+      .apply("ses_b", { ops: [], events: [ev("big", 10n)] })
       .catch((e: unknown) => e);
     // Refused as it is encoded, before any row or journal record is written.
     expect(error).toBeInstanceOf(TypeError);
@@ -260,7 +261,7 @@ describe("SqliteStore group commit", () => {
   it("undoes a change whose statement changed rows but cannot be journaled", async () => {
     const store = openStore(60_000);
     await createSession(store, "ses_n");
-    await store.apply("ses_n", { ops: [], events: [{ type: "kept", data: null }] });
+    await store.apply("ses_n", { ops: [], events: [ev("kept", null)] });
     // A BigInt binds (the row is inserted) but has no place in the journal: refused after the
     // statement ran, as the first statement of its change.
     const turn = turnRecord("ses_n", { id: "turn_big", steps: 10n as never });

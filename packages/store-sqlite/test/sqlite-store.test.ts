@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SessionRecord, Store, WriteOp } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
-import { sessionRecord, storeConformance } from "@opencomputer/runtime/store-conformance";
+import { sessionRecord, storeConformance } from "@opencomputer/testkit/store-conformance";
+import { ev } from "@opencomputer/testkit/store-fixtures";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStore, SCHEMA_VERSION, type SqliteStore } from "../src/index.ts";
@@ -24,7 +25,7 @@ const OLD = "2020-01-01T00:00:00.000Z";
 
 async function createSession(store: Store, id: string): Promise<SessionRecord> {
   const { session } = await store.createSession(sessionRecord({ id, labels: { env: "prod" } }), [
-    { type: "session.created", data: { agentId: "agent_a" } },
+    { type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } },
   ]);
   return session;
 }
@@ -112,7 +113,7 @@ describe("SqliteStore on a file", () => {
 
     const second = openStore();
     expect(await everything(second, "ses_1")).toStrictEqual(before);
-    const [next] = await second.apply("ses_1", { ops: [], events: [{ type: "x", data: null }] });
+    const [next] = await second.apply("ses_1", { ops: [], events: [ev("x", null)] });
     expect(next!.seq).toBe(3);
   });
 
@@ -128,11 +129,11 @@ describe("SqliteStore on a file", () => {
     expect(leaseB.epoch).toBe(leaseA.epoch + 1);
 
     const refused = await a
-      .apply("ses_1", { fence: leaseA, ops: [], events: [{ type: "stale", data: null }] })
+      .apply("ses_1", { fence: leaseA, ops: [], events: [ev("stale", null)] })
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(StoreError);
     expect((refused as StoreError).code).toBe("stale_epoch");
-    await b.apply("ses_1", { fence: leaseB, ops: [], events: [{ type: "fresh", data: null }] });
+    await b.apply("ses_1", { fence: leaseB, ops: [], events: [ev("fresh", null)] });
     const seen = await a.readEvents("ses_1", 0, 10);
     expect(seen.map((e) => [e.seq, e.type])).toEqual([
       [1, "session.created"],
@@ -207,7 +208,7 @@ describe("SqliteStore on a file", () => {
       },
     });
     const error = await store
-      .apply("ses_1", { ops, events: [{ type: "x", data: null }] })
+      .apply("ses_1", { ops, events: [ev("x", null)] })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).code).toBe("duplicate");
@@ -231,7 +232,7 @@ describe("SqliteStore on a file", () => {
             },
           },
         ],
-        events: [{ type: "x", data: null }],
+        events: [ev("x", null)],
       })
       .catch((e: unknown) => e);
     expect(misaddressed).toBeInstanceOf(StoreError);
@@ -276,7 +277,7 @@ describe("SqliteStore on a file", () => {
 
     const reopened = openStore();
     expect(await everything(reopened, "ses_1")).toStrictEqual(before);
-    const [next] = await reopened.apply("ses_1", { ops: [], events: [{ type: "x", data: null }] });
+    const [next] = await reopened.apply("ses_1", { ops: [], events: [ev("x", null)] });
     expect(next!.seq).toBe(2);
   });
 
@@ -297,7 +298,7 @@ describe("SqliteStore on a file", () => {
       [1, "session.created"],
       [2, "big"],
     ]);
-    const [next] = await reopened.apply("ses_1", { ops: [], events: [{ type: "x", data: null }] });
+    const [next] = await reopened.apply("ses_1", { ops: [], events: [ev("x", null)] });
     expect(next!.seq).toBe(3);
   });
 });

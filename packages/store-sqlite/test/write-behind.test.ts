@@ -13,7 +13,7 @@ import {
   sessionRecord,
   toolCallRecord,
   turnRecord,
-} from "@opencomputer/runtime/store-fixtures";
+} from "@opencomputer/testkit/store-fixtures";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStore, type SqliteStore } from "../src/index.ts";

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
 import { buildProject, createDeploymentAgents, formatErrors } from "@opencomputer/build";
-import type { EventRecord } from "@opencomputer/runtime";
+import type { SessionEvent } from "@opencomputer/protocol";
 import { ApiClient } from "../client.ts";
 import { openEmbedded } from "../embedded.ts";
 import { formatEvent } from "../format.ts";
@@ -34,7 +34,7 @@ export async function sessionCommand(argv: string[]): Promise<number> {
   const interactive = values["no-interactive"]
     ? false
     : (values.interactive ?? (process.stdin.isTTY === true && !json));
-  const print = (e: EventRecord) =>
+  const print = (e: SessionEvent) =>
     process.stdout.write(`${json ? JSON.stringify(e) : formatEvent(e)}\n`);
 
   const opened = process.env.OPENCOMPUTER_API_URL

@@ -1,21 +1,21 @@
 import type { AgentInput } from "@opencomputer/agent";
-import type { EventRecord } from "@opencomputer/runtime";
+import type {
+  ApprovalCard as Card,
+  OpenQuestion as Question,
+  SessionEvent,
+} from "@opencomputer/protocol";
 
 /** An approval as the one-shot shows it (a subset of `GET /approvals/<id>`). */
 export interface ApprovalCard {
   id: string;
   status: string;
   tool: string;
-  card: { title: string; summary?: string; facts?: { label: string; value: string }[] };
+  card: Card;
   error?: string | null;
 }
 
-/** The open question of a session (`GET /sessions/<id>` → `question`). */
-export interface OpenQuestion {
-  id: string;
-  text: string;
-  options: { label: string; value: string }[];
-}
+/** The open question of a session (`GET /sessions/<id>` → `question`), as the one-shot uses it. */
+export type OpenQuestion = Pick<Question, "id" | "text" | "options">;
 
 /**
  * What `opencomputer session "text"` needs from a runtime. Two implementations: the embedded
@@ -28,7 +28,7 @@ export interface OneShotBackend {
   createSession(agentRef: string): Promise<string>;
   sendTurn(sessionId: string, input: AgentInput): Promise<string>;
   /** Events after `after`; waits (up to ~1 s) for new ones when there are none yet. */
-  nextEvents(sessionId: string, after: number): Promise<EventRecord[]>;
+  nextEvents(sessionId: string, after: number): Promise<SessionEvent[]>;
   session(sessionId: string): Promise<{ question: OpenQuestion | null; result: unknown }>;
   approvals(sessionId: string): Promise<ApprovalCard[]>;
   decide(approvalId: string, decision: "approve" | "deny"): Promise<ApprovalCard>;

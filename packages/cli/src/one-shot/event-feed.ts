@@ -1,13 +1,13 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import { readEventStream } from "@opencomputer/event-stream";
-import type { EventRecord } from "@opencomputer/runtime";
+import type { SessionEvent } from "@opencomputer/protocol";
 
 /** How the feed reaches the server's events route for one session. */
 export interface FeedTransport {
   /** `GET …/events?after=` asking for Server-Sent Events; aborting `signal` closes it. */
   open(after: number, signal: AbortSignal): Promise<Response>;
   /** One JSON page of events after `after` (the same route without the stream). */
-  poll(after: number, signal: AbortSignal): Promise<EventRecord[]>;
+  poll(after: number, signal: AbortSignal): Promise<SessionEvent[]>;
 }
 
 export interface FeedTimings {
@@ -47,7 +47,7 @@ export class EventFeed {
   readonly #transport: FeedTransport;
   readonly #timings: FeedTimings;
   /** Events past the caller's cursor, ascending by seq, without gaps. */
-  #received: EventRecord[] = [];
+  #received: SessionEvent[] = [];
   /** The highest seq received or acknowledged: where a reconnect or a poll starts. */
   #last: number;
   /** The caller's cursor: events at or below it have been dropped from memory. */
@@ -73,7 +73,7 @@ export class EventFeed {
   }
 
   /** Events after `after`; waits up to `waitMs` for new ones when there are none yet. */
-  async next(after: number): Promise<EventRecord[]> {
+  async next(after: number): Promise<SessionEvent[]> {
     if (this.#closed) {
       throw new OpenComputerError("closed", "The session's event feed is closed");
     }
@@ -166,7 +166,7 @@ export class EventFeed {
       }
       this.#setState("streaming");
       watch();
-      await readEventStream<EventRecord>(response.body, {
+      await readEventStream<SessionEvent>(response.body, {
         events: (events) => {
           watch();
           onAlive();
@@ -185,7 +185,7 @@ export class EventFeed {
   }
 
   /** Keeps the events past the last seq held; anything at or below it was already taken. */
-  #receive(events: EventRecord[]): void {
+  #receive(events: SessionEvent[]): void {
     let added = false;
     for (const e of events) {
       if (e.seq <= this.#last) continue;

@@ -1,5 +1,5 @@
 import { type AgentInput, OpenComputerError } from "@opencomputer/agent";
-import type { EventRecord } from "@opencomputer/runtime";
+import type { SessionEvent } from "@opencomputer/protocol";
 import { type ApiClient, seg } from "../client.ts";
 import type { ApprovalCard, OneShotBackend, OpenQuestion } from "./backend.ts";
 import { EventFeed, type FeedTransport } from "./event-feed.ts";
@@ -80,7 +80,7 @@ function eventsRoute(api: ApiClient, sessionId: string): FeedTransport {
   return {
     open: (after, signal) => api.stream(path(after), signal),
     async poll(after, signal) {
-      return (await api.get<{ events: EventRecord[] }>(path(after), signal)).events;
+      return (await api.get<{ events: SessionEvent[] }>(path(after), signal)).events;
     },
   };
 }

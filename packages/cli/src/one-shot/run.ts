@@ -1,5 +1,5 @@
 import type { Answer } from "@opencomputer/agent";
-import type { EventRecord } from "@opencomputer/runtime";
+import type { SessionEvent } from "@opencomputer/protocol";
 import type { ApprovalCard, OneShotBackend, OpenQuestion } from "./backend.ts";
 import type { Keyboard } from "./keyboard.ts";
 
@@ -8,16 +8,16 @@ const SETTLED = new Set(["turn.completed", "turn.failed", "turn.cancelled"]);
 const FINAL = new Set(["approval.applied", "approval.failed", "approval.unconfirmed"]);
 
 /** The event that settles a decision: the apply's outcome, or the denial itself. */
-function settlesApproval(e: EventRecord, approvalId: string): boolean {
-  const data = e.data as { approvalId?: string; status?: string };
-  if (data.approvalId !== approvalId) return false;
-  return FINAL.has(e.type) || (e.type === "approval.decided" && data.status === "denied");
+function settlesApproval(e: SessionEvent, approvalId: string): boolean {
+  if (e.type === "approval.decided")
+    return e.data.approvalId === approvalId && e.data.status === "denied";
+  return FINAL.has(e.type) && (e.data as { approvalId: string }).approvalId === approvalId;
 }
 
 export interface OneShotOptions {
   agentRef: string;
   text: string;
-  print(event: EventRecord): void;
+  print(event: SessionEvent): void;
   /** Lines for people (questions, cards, outcomes); stderr so `--json` stdout stays NDJSON. */
   say(line: string): void;
   /** When set, questions and approval cards are answered from it; otherwise they are left open. */
@@ -47,7 +47,7 @@ export async function runOneShot(
 ): Promise<OneShotOutcome> {
   const sessionId = await backend.createSession(options.agentRef);
   let cursor = 0;
-  const follow = async (until: (e: EventRecord) => boolean): Promise<EventRecord> => {
+  const follow = async (until: (e: SessionEvent) => boolean): Promise<SessionEvent> => {
     for (;;) {
       for (const e of await backend.nextEvents(sessionId, cursor)) {
         if (e.seq <= cursor) continue;
@@ -61,15 +61,14 @@ export async function runOneShot(
   let turnId = await backend.sendTurn(sessionId, { source: "user", text: options.text });
   for (;;) {
     const settled = await follow((e) => e.turnId === turnId && SETTLED.has(e.type));
-    const data = settled.data as { code?: string; message?: string; reason?: string };
     const status = settled.type.slice("turn.".length);
     const view = await backend.session(sessionId);
     const pending = (await backend.approvals(sessionId)).filter((a) => a.status === "pending");
     const done = (): OneShotOutcome => ({
       sessionId,
       status,
-      ...(status === "failed"
-        ? { error: { code: String(data.code), message: String(data.message) } }
+      ...(settled.type === "turn.failed"
+        ? { error: { code: settled.data.code, message: settled.data.message } }
         : {}),
       result: view.result,
       question: view.question,

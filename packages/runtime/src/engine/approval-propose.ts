@@ -1,4 +1,3 @@
-import type { JsonValue } from "@opencomputer/agent";
 import type { ToolDescriptor } from "../agents/execution.ts";
 import { isoNow } from "../clock.ts";
 import { jsonDigest } from "../digest.ts";
@@ -48,7 +47,7 @@ export async function proposeApproval(
   const checked = checkCard(card, tool.name);
   if (typeof checked === "string") return commitFailure(scope, call, checked);
   const now = isoNow();
-  const cardJson = checked as unknown as JsonValue;
+  const cardJson = checked;
   const approval: ApprovalRecord = {
     id: newId("apr"),
     sessionId: scope.sessionId,

@@ -1,9 +1,8 @@
-import type { JsonValue } from "@opencomputer/agent";
 import { type AgentHandle, type RenderedAgent, WorkerLostError } from "../agents/execution.ts";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import { StoreError } from "../store/errors.ts";
-import type { ApprovalPatch } from "../store/port.ts";
+import type { ApprovalPatch, NewEvent } from "../store/port.ts";
 import type { ApprovalRecord, ApprovalStatus } from "../store/records.ts";
 import { ConflictError, NotFoundError } from "./api-errors.ts";
 import { ASK_ID } from "./ask.ts";
@@ -16,11 +15,13 @@ export interface ApprovalOptions {
   applyTimeoutMs: number;
 }
 
+/** An approval event, without the turn it is logged under (the approval's own). */
+type ApprovalEvent = Omit<Extract<NewEvent, { type: `approval.${string}` }>, "turnId">;
+
 type Transition = {
   expect: readonly ApprovalStatus[];
   patch: ApprovalPatch;
-  event: string;
-  data: JsonValue;
+  event: ApprovalEvent;
 };
 
 /**
@@ -43,7 +44,7 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
     try {
       await write(ctx, a.sessionId, {
         ops: [{ type: "approval.update", id: a.id, expect: t.expect, patch: t.patch }],
-        events: [{ type: t.event, turnId: a.turnId, data: t.data }],
+        events: [{ ...t.event, turnId: a.turnId } as NewEvent],
       });
       return true;
     } catch (error) {
@@ -94,24 +95,22 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
         claimedBy: ctx.runtimeId,
         claimedAt: now,
       },
-      event: "approval.applying",
-      data: { approvalId: a.id, attempt: a.attempts + 1, decisionId: a.decision?.id ?? null },
+      event: {
+        type: "approval.applying",
+        data: { approvalId: a.id, attempt: a.attempts + 1, decisionId: a.decision?.id ?? null },
+      },
     });
     if (!claimed) return mustGet(id);
     const tool = await findTool(a);
-    const settle = (
-      status: "applied" | "failed" | "unconfirmed",
-      patch: ApprovalPatch,
-      data: JsonValue,
-    ) =>
-      transition(a, {
-        expect: ["applying"],
-        patch: { status, ...patch },
-        event: `approval.${status}`,
-        data,
-      });
+    const settle = (patch: ApprovalPatch, event: ApprovalEvent) =>
+      transition(a, { expect: ["applying"], patch, event });
+    const failed = (message: string, status: "failed" | "unconfirmed" = "failed") =>
+      settle(
+        { status, error: message },
+        { type: `approval.${status}`, data: { approvalId: a.id, message } },
+      );
     if (typeof tool === "string") {
-      await settle("failed", { error: tool }, { approvalId: a.id, message: tool });
+      await failed(tool);
       return mustGet(id);
     }
     const controller = new AbortController();
@@ -142,19 +141,14 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
       if (outcome === "timeout") {
         controller.abort(new Error("apply timed out"));
         const message = `${a.tool} did not report back within ${options.applyTimeoutMs} ms; it may have happened`;
-        await settle("unconfirmed", { error: message }, { approvalId: a.id, message });
+        await failed(message, "unconfirmed");
       } else if (outcome.ok) {
         await settle(
-          "applied",
-          { outcome: outcome.value, error: null },
-          { approvalId: a.id, outcome: outcome.value },
+          { status: "applied", outcome: outcome.value, error: null },
+          { type: "approval.applied", data: { approvalId: a.id, outcome: outcome.value } },
         );
       } else {
-        await settle(
-          "failed",
-          { error: outcome.message },
-          { approvalId: a.id, message: outcome.message },
-        );
+        await failed(outcome.message);
       }
     } catch (error) {
       // The process running apply died mid-call: the write may or may not have happened.
@@ -162,11 +156,7 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
       const message = lost
         ? `The worker running ${a.tool} stopped before it reported back; it may have happened`
         : ((error as Error)?.message ?? String(error));
-      await settle(
-        lost ? "unconfirmed" : "failed",
-        { error: message },
-        { approvalId: a.id, message },
-      );
+      await failed(message, lost ? "unconfirmed" : "failed");
     } finally {
       clearTimeout(timer);
       await lease.end();
@@ -210,8 +200,7 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
       const decided = await transition(a, {
         expect: ["pending"],
         patch: { status, decision },
-        event: "approval.decided",
-        data: { approvalId: a.id, status, decision },
+        event: { type: "approval.decided", data: { approvalId: a.id, status, decision } },
       });
       if (!decided) {
         const now = await mustGet(id);
@@ -228,8 +217,10 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
       const reopened = await transition(a, {
         expect: ["unconfirmed"],
         patch: { status: "approved" },
-        event: "approval.retried",
-        data: { approvalId: a.id, decisionId: a.decision?.id ?? null },
+        event: {
+          type: "approval.retried",
+          data: { approvalId: a.id, decisionId: a.decision?.id ?? null },
+        },
       });
       if (!reopened)
         throw new ConflictError(
@@ -246,8 +237,7 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
       const done = await transition(a, {
         expect: ["unconfirmed"],
         patch: { status: "dismissed" },
-        event: "approval.dismissed",
-        data: { approvalId: a.id },
+        event: { type: "approval.dismissed", data: { approvalId: a.id } },
       });
       if (!done)
         throw new ConflictError(
@@ -278,8 +268,7 @@ export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
         await transition(a, {
           expect: ["applying"],
           patch: { status: "unconfirmed", error: message },
-          event: "approval.unconfirmed",
-          data: { approvalId: a.id, message },
+          event: { type: "approval.unconfirmed", data: { approvalId: a.id, message } },
         });
       }
     },

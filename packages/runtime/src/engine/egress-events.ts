@@ -4,10 +4,12 @@
 // token is revoked then, egress-for.ts); one still in flight is aborted, and its egress.failed,
 // which may land after the call's own events, is still logged.
 
-import type { JsonValue } from "@opencomputer/agent";
+import { type JsonValue, newEventIssues } from "@opencomputer/protocol";
+import type { NewEvent } from "../store/port.ts";
 import { type EngineContext, write } from "./context.ts";
 import { InputError } from "./input.ts";
 
+/** What the gateway reports: checked against the protocol here, where it enters the log. */
 export interface EgressEventInput {
   type: string;
   turnId?: string;
@@ -26,10 +28,14 @@ export async function recordEgressEvent(
       path: "type",
     });
   }
-  await write(ctx, sessionId, {
-    ops: [],
-    events: [
-      { type: event.type, ...(event.turnId ? { turnId: event.turnId } : {}), data: event.data },
-    ],
-  });
+  const entry = {
+    type: event.type,
+    ...(event.turnId ? { turnId: event.turnId } : {}),
+    data: event.data,
+  };
+  const issue = newEventIssues(entry)[0];
+  if (issue) {
+    throw new InputError("invalid_input", `${issue.path}: ${issue.message}`, { path: issue.path });
+  }
+  await write(ctx, sessionId, { ops: [], events: [entry as NewEvent] });
 }

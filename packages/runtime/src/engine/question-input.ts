@@ -93,7 +93,7 @@ export function planQuestionInput(session: SessionRecord, input: AgentInput): Qu
     events: [
       {
         type: "message.received",
-        data: { input: input as unknown as JsonValue, mode: "queue", heldFor: question.id, heldId },
+        data: { input, mode: "queue", heldFor: question.id, heldId },
       },
     ],
   };

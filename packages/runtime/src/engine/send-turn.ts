@@ -1,4 +1,4 @@
-import type { AgentInput, JsonValue } from "@opencomputer/agent";
+import type { AgentInput } from "@opencomputer/agent";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import { StoreError } from "../store/errors.ts";
@@ -110,7 +110,7 @@ export async function sendTurnNow(
     {
       type: "message.received",
       turnId: turn.id,
-      data: { input: input as unknown as JsonValue, mode },
+      data: { input, mode },
     },
     { type: "turn.queued", turnId: turn.id, data: { mode } },
   ];

@@ -1,7 +1,11 @@
-import type { JsonValue } from "@opencomputer/agent";
+import type { EventData } from "@opencomputer/protocol";
 import { isoNow } from "../clock.ts";
 import { StoreError } from "../store/errors.ts";
 import type { Fence, NewEvent, WriteOp } from "../store/port.ts";
+
+/** How a completed turn ended. */
+export type TurnOutcome = EventData<"turn.completed">["outcome"];
+
 import type {
   SessionStatus,
   ToolCallRecord,
@@ -12,7 +16,7 @@ import type {
 import { type EngineContext, write } from "./context.ts";
 
 export type Settlement =
-  | { status: "completed"; outcome: string }
+  | { status: "completed"; outcome: TurnOutcome }
   | { status: "failed"; error: TurnError }
   | {
       status: "cancelled";
@@ -150,9 +154,9 @@ function terminalEvent(
     return { type: "turn.completed", turnId: turn.id, data: { outcome: settlement.outcome } };
   }
   if (settlement.status === "failed") {
-    return { type: "turn.failed", turnId: turn.id, data: settlement.error as unknown as JsonValue };
+    return { type: "turn.failed", turnId: turn.id, data: settlement.error };
   }
-  const data: Record<string, JsonValue> = {
+  const data: EventData<"turn.cancelled"> = {
     reason: settlement.reason,
     settledAfterMs: Math.max(0, Date.now() - settlement.requestedAt),
     operationsSettled: open.length === 0,

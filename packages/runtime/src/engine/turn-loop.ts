@@ -134,7 +134,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       instructions: render.instructions,
       model: render.model ?? null,
       enabledTools: enabledTools(render),
-      input: turn.input as unknown as JsonValue,
+      input: turn.input,
       renderedAt: isoNow(),
     },
   };

@@ -1,7 +1,4 @@
-// The Store port: everything durable goes through it. Writes are batches applied in one
-// transaction together with the events they produce (invariant 1), guarded by the caller's
-// lease epoch (invariant 2). Every implementation passes test/store-conformance.ts.
-import type { JsonValue } from "@opencomputer/agent";
+import type { NewEvent } from "@opencomputer/protocol";
 import type {
   ApprovalRecord,
   ApprovalStatus,
@@ -16,11 +13,8 @@ import type {
   TurnStatus,
 } from "./records.ts";
 
-export interface NewEvent {
-  type: string;
-  turnId?: string;
-  data: JsonValue;
-}
+/** An event to append: the store adds seq, id and timestamp. Typed by the protocol. */
+export type { NewEvent };
 
 export type SessionPatch = Partial<
   Pick<SessionRecord, "status" | "result" | "question" | "runtime" | "labels">

@@ -1,12 +1,31 @@
 // The rows a Store keeps. Plain JSON-compatible data: a Store may hold them in any form, but it
 // hands back exactly what it was given.
-import type { AgentInput, JsonValue } from "@opencomputer/agent";
+import type {
+  AgentInput,
+  ApprovalCard,
+  ApprovalStatus,
+  ExecutionMode,
+  JsonValue,
+  SessionEvent,
+  SessionResult,
+  SessionSource,
+  SessionStatus,
+  TurnError,
+  TurnMode,
+  TurnStatus,
+} from "@opencomputer/protocol";
 
-export type SessionStatus = "new" | "idle" | "running" | "waiting_runtime" | "failed" | "ended";
-export type SessionSource = "api" | "playground" | "webhook" | "schedule";
-export type ExecutionMode = "default" | "microvm";
-export type TurnStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
-export type TurnMode = "queue" | "steer" | "interrupt";
+// The shapes clients also see come from the protocol; this file adds what only a Store keeps.
+export type {
+  ApprovalStatus,
+  ExecutionMode,
+  SessionResult,
+  SessionSource,
+  SessionStatus,
+  TurnError,
+  TurnMode,
+  TurnStatus,
+};
 
 /** A runtime's claim on a session. `epoch` grows on every change of holder (fencing token). */
 export interface Lease {
@@ -14,14 +33,6 @@ export interface Lease {
   epoch: number;
   /** Milliseconds since the Unix epoch. */
   expiresAt: number;
-}
-
-/** `session.result`: the latest committed output of the agent's result tool. */
-export interface SessionResult {
-  turnId: string;
-  callId: string;
-  reportedAt: string;
-  data: JsonValue;
 }
 
 export interface SessionRecord {
@@ -46,13 +57,6 @@ export interface SessionRecord {
   lease: Lease | null;
   createdAt: string;
   updatedAt: string;
-}
-
-export interface TurnError {
-  code: string;
-  message: string;
-  model?: string;
-  tool?: string;
 }
 
 export interface TurnRecord {
@@ -119,30 +123,8 @@ export interface ResultRecord {
   createdAt: string;
 }
 
-export interface EventRecord {
-  seq: number;
-  id: string;
-  timestamp: string;
-  sessionId: string;
-  turnId?: string;
-  type: string;
-  data: JsonValue;
-}
-
-/**
- * An approval's life: `pending` → `approved` | `denied`; approved → `applying` → `applied` |
- * `failed` | `unconfirmed` (the apply's outcome never came back); unconfirmed → `applying` again
- * only when a person retries, or `dismissed`.
- */
-export type ApprovalStatus =
-  | "pending"
-  | "approved"
-  | "denied"
-  | "applying"
-  | "applied"
-  | "failed"
-  | "unconfirmed"
-  | "dismissed";
+/** A stored event: the protocol's envelope and one of its typed event types. */
+export type EventRecord = SessionEvent;
 
 /** One proposed write waiting for (or carrying) a person's decision. */
 export interface ApprovalRecord {
@@ -155,7 +137,7 @@ export interface ApprovalRecord {
   tool: string;
   /** The arguments on the card: exactly what `apply` receives. */
   input: JsonValue;
-  card: JsonValue;
+  card: ApprovalCard;
   /** `sha256:` over the tool, input and card: what runs is what was shown. */
   digest: string;
   status: ApprovalStatus;

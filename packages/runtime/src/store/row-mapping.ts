@@ -226,9 +226,12 @@ export function eventFromColumns<J, N>(
 ): EventRecord {
   const base = { seq: d.int(r.seq), id: r.id, timestamp: r.timestamp, sessionId: r.session_id };
   // turnId is absent, not null, on session-level events.
-  return r.turn_id === null
-    ? { ...base, type: r.type, data: d.json(r.data) }
-    : { ...base, turnId: r.turn_id, type: r.type, data: d.json(r.data) };
+  // Rows hold only what the engine wrote through the typed NewEvent: trusted as such here.
+  return (
+    r.turn_id === null
+      ? { ...base, type: r.type, data: d.json(r.data) }
+      : { ...base, turnId: r.turn_id, type: r.type, data: d.json(r.data) }
+  ) as EventRecord;
 }
 
 /** Every mapping bound to one driver's decoding: what a store's rows.ts exports. */

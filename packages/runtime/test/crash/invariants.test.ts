@@ -76,7 +76,7 @@ describe("crash invariants checker", () => {
       sessionId: snap.session.id,
       id: `evt_${seq}`,
       timestamp: new Date().toISOString(),
-    });
+    } as EventRecord);
     snap.session.lastSeq = seq;
   };
   const violationsOf = (snaps: SessionSnapshot[], sideEffects = log) =>

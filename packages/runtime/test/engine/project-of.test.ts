@@ -1,11 +1,11 @@
 // sessions.projectOf answers from memory once it knows a session's project (it never changes),
 // so the server's scope check on every `/sessions/:id…` request costs no store read.
 import { fileURLToPath } from "node:url";
+import { sessionRecord } from "@opencomputer/testkit/store-fixtures";
 import { afterEach, describe, expect, it } from "vitest";
 import { ProjectMemo } from "../../src/engine/project-of.ts";
 import type { Store } from "../../src/store/port.ts";
 import type { SessionRecord } from "../../src/store/records.ts";
-import { sessionRecord } from "../store-conformance/fixtures.ts";
 import { type Harness, harness } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/basics-agents.ts", import.meta.url));

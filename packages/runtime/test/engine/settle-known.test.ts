@@ -5,18 +5,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteStore, type SqliteStore } from "@opencomputer/store-sqlite";
+import {
+  createdEvents,
+  sessionRecord,
+  toolCallRecord,
+  turnRecord,
+} from "@opencomputer/testkit/store-fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EngineContext } from "../../src/engine/context.ts";
 import { Notifier } from "../../src/engine/notifier.ts";
 import { type KnownState, settleTurn } from "../../src/engine/settle.ts";
 import type { Store } from "../../src/store/port.ts";
 import type { ToolCallRecord, TurnRecord } from "../../src/store/records.ts";
-import {
-  createdEvents,
-  sessionRecord,
-  toolCallRecord,
-  turnRecord,
-} from "../store-conformance/fixtures.ts";
 
 describe("settleTurn with the worker's known state", () => {
   let dir: string;

@@ -5,9 +5,10 @@
 // (servers.ts TIMINGS) so takeovers happen within ~1.5 s.
 import type { EventRecord } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
+import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
+import { ev } from "@opencomputer/testkit/store-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore } from "../../src/index.ts";
-import { type PrivateCluster, startPrivateCluster } from "../private-cluster.ts";
 import { sessionViolations } from "./checks.ts";
 import {
   type ClusterProject,
@@ -159,7 +160,7 @@ describe("three server processes on one PostgreSQL", () => {
     const stale = store.apply(open.sessionId, {
       fence: { runtimeId: victim.runtimeId, epoch: before!.lease!.epoch },
       ops: [],
-      events: [{ type: "tool.completed", data: { callId: open.toolCallId } }],
+      events: [ev("tool.completed", { callId: open.toolCallId })],
     });
     await expect(stale).rejects.toMatchObject({ code: "stale_epoch" });
     await expect(stale).rejects.toBeInstanceOf(StoreError);
@@ -223,7 +224,7 @@ describe("three server processes on one PostgreSQL", () => {
     expect(after).toEqual([]);
     expect((await store.getSession(sessionId))!.lease?.runtimeId).not.toBe(paused.runtimeId);
     await expect(
-      store.apply(sessionId, { fence: lease, ops: [], events: [{ type: "late", data: {} }] }),
+      store.apply(sessionId, { fence: lease, ops: [], events: [ev("late", {})] }),
     ).rejects.toMatchObject({ code: "stale_epoch" });
     expect(paused.child.exitCode).toBeNull();
   }, 90_000);

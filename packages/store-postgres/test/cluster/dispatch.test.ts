@@ -14,6 +14,7 @@ import {
   createStaticAgents,
   type Runtime,
 } from "@opencomputer/runtime";
+import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createPostgresSignal,
@@ -21,7 +22,6 @@ import {
   type PostgresSignal,
   type PostgresStore,
 } from "../../src/index.ts";
-import { type PrivateCluster, startPrivateCluster } from "../private-cluster.ts";
 
 let cluster: PrivateCluster;
 let dir: string;

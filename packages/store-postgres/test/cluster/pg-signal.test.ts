@@ -3,7 +3,9 @@
 // connection (resync, then live again), and a released lease with work left is announced.
 import type { SessionSignal, TurnRecord } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
-import { sessionRecord } from "@opencomputer/runtime/store-conformance";
+import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
+import { sessionRecord } from "@opencomputer/testkit/store-conformance";
+import { ev } from "@opencomputer/testkit/store-fixtures";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -12,7 +14,6 @@ import {
   type PostgresSignal,
   type PostgresStore,
 } from "../../src/index.ts";
-import { type PrivateCluster, startPrivateCluster } from "../private-cluster.ts";
 
 let cluster: PrivateCluster;
 let url: string;
@@ -77,12 +78,12 @@ function queuedTurn(sessionId: string, id: string): TurnRecord {
 describe("PostgreSQL work signal", () => {
   it("notifies each commit with its last seq and whether it queued work; never a rollback", async () => {
     await store.createSession(sessionRecord({ id: "ses_sig1" }), [
-      { type: "session.created", data: {} },
+      { type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } },
     ]);
     const plain = next(commitOf("ses_sig1"));
     await store.apply("ses_sig1", {
       ops: [],
-      events: [{ type: "session.labels_changed", data: {} }],
+      events: [{ type: "session.labels_changed", data: { labels: {} } }],
     });
     expect(await plain).toEqual({ kind: "commit", sessionId: "ses_sig1", lastSeq: 2, work: false });
 
@@ -90,7 +91,7 @@ describe("PostgreSQL work signal", () => {
     const refused = store.apply("ses_sig1", {
       fence: { runtimeId: "rt_x", epoch: 9 },
       ops: [],
-      events: [{ type: "never", data: {} }],
+      events: [ev("never", {})],
     });
     await expect(refused).rejects.toBeInstanceOf(StoreError);
 
@@ -98,7 +99,11 @@ describe("PostgreSQL work signal", () => {
     await store.apply("ses_sig1", {
       ops: [{ type: "turn.insert", turn: queuedTurn("ses_sig1", "turn_1") }],
       events: [
-        { type: "message.received", turnId: "turn_1", data: {} },
+        {
+          type: "message.received",
+          turnId: "turn_1",
+          data: { input: { source: "user", text: "hi" }, mode: "queue" },
+        },
         { type: "turn.queued", turnId: "turn_1", data: { mode: "queue" } },
       ],
     });
@@ -108,7 +113,7 @@ describe("PostgreSQL work signal", () => {
 
   it("announces a released lease as work only while turns wait", async () => {
     await store.createSession(sessionRecord({ id: "ses_sig2" }), [
-      { type: "session.created", data: {} },
+      { type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } },
     ]);
     const lease = await store.acquireLease("ses_sig2", "rt_a", 60_000);
     // No turns: releasing announces nothing; the marker commit after it is the next signal.
@@ -148,10 +153,10 @@ describe("PostgreSQL work signal", () => {
     await resync;
     expect(signal.connections).toBe(before + 1);
     await store.createSession(sessionRecord({ id: "ses_sig3" }), [
-      { type: "session.created", data: {} },
+      { type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } },
     ]);
     const live = next(commitOf("ses_sig3"));
-    await store.apply("ses_sig3", { ops: [], events: [{ type: "x", data: {} }] });
+    await store.apply("ses_sig3", { ops: [], events: [ev("x", {})] });
     expect(await live).toMatchObject({ lastSeq: 2, work: false });
   });
 });

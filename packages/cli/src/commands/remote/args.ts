@@ -2,9 +2,12 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
+type Parsed<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>
+>;
 
 /** parseArgs in strict mode, with its errors turned into usage errors. */
-export function parse<O extends Options>(argv: string[], options: O) {
+export function parse<O extends Options>(argv: string[], options: O): Parsed<O> {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {

@@ -1,5 +1,5 @@
 import { OpenComputerError } from "@opencomputer/agent";
-import type { EventRecord } from "@opencomputer/runtime";
+import type { SessionEvent } from "@opencomputer/protocol";
 import { type ApiClient, seg } from "../../client.ts";
 import { formatEvent } from "../../format.ts";
 import { integer, json, need, noExtra, out, parse } from "./args.ts";
@@ -37,9 +37,9 @@ export async function sessionsRemote(client: () => ApiClient, argv: string[]): P
   }
   try {
     for (;;) {
-      let events: EventRecord[];
+      let events: SessionEvent[];
       try {
-        ({ events } = await api.get<{ events: EventRecord[] }>(
+        ({ events } = await api.get<{ events: SessionEvent[] }>(
           `/sessions/${seg(id)}/events?after=${cursor}`,
           stop.signal,
         ));

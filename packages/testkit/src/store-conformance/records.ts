@@ -1,6 +1,5 @@
+import type { Store, ToolCallRecord } from "@opencomputer/runtime";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/port.ts";
-import type { ToolCallRecord } from "../../src/store/records.ts";
 import type { SuiteContext } from "./context.ts";
 import {
   ev,

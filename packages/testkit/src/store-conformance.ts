@@ -2,9 +2,9 @@
 // file. Each test starts on a fresh, empty store. Refusals are checked by their StoreError
 // code and by a snapshot of the session showing nothing of the refused batch was written.
 // The sections live in store-conformance/, one file per part of the contract.
+
+import type { SessionRecord, Store, TurnRecord, WriteBatch } from "@opencomputer/runtime";
 import { afterEach, beforeEach, describe, expect } from "vitest";
-import type { Store, WriteBatch } from "../src/store/port.ts";
-import type { SessionRecord, TurnRecord } from "../src/store/records.ts";
 import { approvalsSection } from "./store-conformance/approvals.ts";
 import type { SuiteContext } from "./store-conformance/context.ts";
 import { eventLogSection } from "./store-conformance/event-log.ts";

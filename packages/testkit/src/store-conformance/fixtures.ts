@@ -1,13 +1,13 @@
 // Records the conformance sections share. No vitest here: child processes the store tests
 // start (store-sqlite test/fixtures) build their records with it too.
-import type { NewEvent } from "../../src/store/port.ts";
 import type {
   MessageRecord,
+  NewEvent,
   ResultRecord,
   SessionRecord,
   ToolCallRecord,
   TurnRecord,
-} from "../../src/store/records.ts";
+} from "@opencomputer/runtime";
 
 let counter = 0;
 export const uid = (prefix: string) => `${prefix}_${(++counter).toString().padStart(6, "0")}`;
@@ -114,5 +114,9 @@ export function resultRecord(sessionId: string, turnId: string, over: Partial<Re
   return record;
 }
 
-export const ev = (type: string, data: NewEvent["data"] = {}, turnId?: string): NewEvent =>
-  turnId === undefined ? { type, data } : { type, turnId, data };
+/**
+ * An event as a Store sees it: opaque. The engine writes only protocol events, but a store keeps
+ * whatever it is given, so its tests may use any type and data (checked nowhere at this level).
+ */
+export const ev = (type: string, data: unknown = {}, turnId?: string): NewEvent =>
+  (turnId === undefined ? { type, data } : { type, turnId, data }) as NewEvent;

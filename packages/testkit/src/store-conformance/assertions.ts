@@ -1,6 +1,7 @@
 // The refusal assertions the conformance sections share.
+
+import { StoreError } from "@opencomputer/runtime";
 import { expect } from "vitest";
-import { StoreError } from "../../src/store/errors.ts";
 
 export async function refusal(promise: Promise<unknown>): Promise<StoreError> {
   const error = await promise.then(

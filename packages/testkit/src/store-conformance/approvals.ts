@@ -1,6 +1,5 @@
+import type { ApprovalRecord, Store } from "@opencomputer/runtime";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/port.ts";
-import type { ApprovalRecord } from "../../src/store/records.ts";
 import { expectRefused } from "./assertions.ts";
 import type { SuiteContext } from "./context.ts";
 import { ev, OLD, uid } from "./fixtures.ts";

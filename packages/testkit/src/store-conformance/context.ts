@@ -1,12 +1,13 @@
-import type { Store, WriteBatch } from "../../src/store/port.ts";
 import type {
   EventRecord,
   MessageRecord,
   ResultRecord,
   SessionRecord,
+  Store,
   ToolCallRecord,
   TurnRecord,
-} from "../../src/store/records.ts";
+  WriteBatch,
+} from "@opencomputer/runtime";
 
 export interface Snapshot {
   session: SessionRecord | undefined;

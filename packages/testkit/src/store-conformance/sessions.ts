@@ -1,5 +1,5 @@
+import type { Store } from "@opencomputer/runtime";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/port.ts";
 import { expectRefused } from "./assertions.ts";
 import type { SuiteContext } from "./context.ts";
 import { createdEvents, ev, sessionRecord } from "./fixtures.ts";

@@ -1,6 +1,5 @@
+import type { SessionRecord, Store, TurnRecord } from "@opencomputer/runtime";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/port.ts";
-import type { SessionRecord, TurnRecord } from "../../src/store/records.ts";
 import type { SuiteContext } from "./context.ts";
 import { T } from "./fixtures.ts";
 
