@@ -4,8 +4,8 @@
 // What they saw comes back through the build itself: a tool's description (recorded from the
 // loaded module) or a connection module's error message.
 
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // At the repository's root (so `@opencomputer/agent` resolves, gitignored), not under
@@ -22,19 +22,25 @@ export interface Probe {
   otherSecret: string;
   ownSecret: string;
   ownEnv: string;
+  /** `<project>/.git/config` (a remote URL may hold a token). */
+  gitConfig: string;
+  /** A world-readable file outside the project, through a symlink at the project's root. */
+  viaLink: string;
   network: string;
 }
 
 export interface ProbeTargets {
   /** A 0600 file outside the project, standing for another project's `secret.key`. */
   otherSecret: string;
+  /** A world-readable file outside the project, which `<project>/leak` links to the directory of. */
+  linked: string;
   /** A loopback URL the host answers on. */
   url: string;
   /** A unique argument of the detached `sleep`, to find it in the host's /proc afterwards. */
   marker: string;
 }
 
-const PROBE = (t: ProbeTargets, ownSecret: string, ownEnv: string) => `
+const PROBE = (t: ProbeTargets, dir: string) => `
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
@@ -54,8 +60,10 @@ export const probe = JSON.stringify({
   envKeys: Object.keys(process.env).sort(),
   shadow: tryRead("/etc/shadow"),
   otherSecret: tryRead(${JSON.stringify(t.otherSecret)}),
-  ownSecret: tryRead(${JSON.stringify(ownSecret)}),
-  ownEnv: tryRead(${JSON.stringify(ownEnv)}),
+  ownSecret: tryRead(${JSON.stringify(join(dir, ".opencomputer", "secret.key"))}),
+  ownEnv: tryRead(${JSON.stringify(join(dir, ".env.local"))}),
+  gitConfig: tryRead(${JSON.stringify(join(dir, ".git", "config"))}),
+  viaLink: tryRead(${JSON.stringify(join(dir, "leak", basename(t.linked)))}),
   network,
 });
 `;
@@ -85,18 +93,17 @@ export type ProbeKind = "tool" | "hang" | "connection";
 
 /**
  * A project under the repository's test-output (so `@opencomputer/agent` resolves), readable by
- * other users as a real project is, with a 0600 key file in its own `.opencomputer`.
+ * other users as a real project is, with its secrets (a 0600 key file in `.opencomputer`,
+ * `.env.local`, `.git/config`) and a symlink `leak` to a readable directory outside it.
  */
 export function probeProject(kind: ProbeKind, targets: ProbeTargets): string {
   const dir = join(
     OUTPUT,
     `isolation-${kind}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
   );
-  const ownSecret = join(dir, ".opencomputer", "secret.key");
-  const ownEnv = join(dir, ".env.local");
   const files: Record<string, string> = {
     "opencomputer/agents/probe/agent.ts": AGENT,
-    "opencomputer/agents/probe/probe.ts": PROBE(targets, ownSecret, ownEnv),
+    "opencomputer/agents/probe/probe.ts": PROBE(targets, dir),
     "opencomputer/agents/probe/tools/probe.ts": kind === "hang" ? HANG(targets.marker) : TOOL,
   };
   if (kind === "connection") files["opencomputer/connections/probe.ts"] = CONNECTION;
@@ -104,10 +111,18 @@ export function probeProject(kind: ProbeKind, targets: ProbeTargets): string {
     mkdirSync(dirname(join(dir, file)), { recursive: true, mode: 0o755 });
     writeFileSync(join(dir, file), text, { mode: 0o644 });
   }
-  mkdirSync(dirname(ownSecret), { recursive: true });
-  writeFileSync(ownSecret, "own-project-secret\n", { mode: 0o600 });
-  // The dev server's secrets file: readable by other users, as people leave it.
-  writeFileSync(ownEnv, "STRIPE_KEY=sk_live_isolation\n", { mode: 0o644 });
+  const secrets: Record<string, string> = {
+    ".opencomputer/secret.key": "own-project-secret\n",
+    // The dev server's secrets file, and a git remote with a token: readable by others, as
+    // people leave them.
+    ".env.local": "STRIPE_KEY=sk_live_isolation\n",
+    ".git/config": '[remote "origin"]\n  url = https://x:ghp_isolation@github.com/o/r\n',
+  };
+  for (const [file, text] of Object.entries(secrets)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text, { mode: file.includes("secret.key") ? 0o600 : 0o644 });
+  }
+  symlinkSync(dirname(targets.linked), join(dir, "leak"));
   for (let d = dir; d.startsWith(OUTPUT); d = dirname(d)) chmodSync(d, 0o755);
   return dir;
 }

@@ -3,7 +3,7 @@
 // uid, no secret in its environment, nothing left running afterwards. Each test is one of the
 // issue's reproductions, run through the real build with real processes.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -20,6 +20,9 @@ const KEYS = {
 const saved = Object.fromEntries(Object.keys(KEYS).map((k) => [k, process.env[k]]));
 const outside = mkdtempSync(join(tmpdir(), "oc-other-project-"));
 const otherSecret = join(outside, "secret.key");
+// Readable by anyone: only the bind list can keep it out of the sandbox.
+const shared = mkdtempSync(join(tmpdir(), "oc-shared-"));
+const linked = join(shared, "shared.txt");
 const projects: string[] = [];
 let server: Server;
 let url = "";
@@ -27,6 +30,8 @@ let url = "";
 beforeAll(async () => {
   Object.assign(process.env, KEYS);
   writeFileSync(otherSecret, "other-project-secret\n", { mode: 0o600 });
+  chmodSync(shared, 0o755);
+  writeFileSync(linked, "outside the project\n", { mode: 0o644 });
   server = createServer((_, res) => res.end("host"));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -39,13 +44,14 @@ afterAll(() => {
   }
   server.close();
   rmSync(outside, { recursive: true, force: true });
+  rmSync(shared, { recursive: true, force: true });
   for (const dir of projects) rmSync(dir, { recursive: true, force: true });
 });
 
 function targets() {
   // A sleep whose argument no other process has: found in the host's /proc whatever its pid.
   const marker = `${4000 + Math.floor(Math.random() * 1000)}.${process.pid}${Date.now() % 100000}`;
-  return { otherSecret, url, marker };
+  return { otherSecret, linked, url, marker };
 }
 
 function project(kind: "tool" | "hang" | "connection", t: ReturnType<typeof targets>): string {
@@ -114,6 +120,8 @@ const MODES = [
       expect(probe.otherSecret).toBe("ENOENT");
       expect(probe.ownSecret).toBe("ENOENT");
       expect(probe.ownEnv).toBe("ENOENT");
+      expect(probe.gitConfig).toBe("ENOENT");
+      expect(probe.viaLink).toBe("ENOENT");
       expect(probe.network).not.toBe("reached");
     },
   },
