@@ -1,42 +1,20 @@
 // Types an agent author sees. Kept free of runtime code so both the runtime and user code
 // can import them without side effects.
 
-/** Any value that survives JSON.stringify / JSON.parse unchanged. */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | JsonValue[]
-  | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+import type {
+  AgentInput,
+  Answer,
+  InputSource,
+  JsonObject,
+  JsonValue,
+} from "@opencomputer/protocol";
+
+// JSON and the input shapes are the protocol's (one definition for the runtime, the API and
+// agent code); authors import them from here.
+export type { AgentInput, Answer, InputSource, JsonObject, JsonValue };
 
 /** A JSON Schema object (draft-07 or 2020-12). */
 export type JsonSchema = { readonly [key: string]: unknown };
-
-export type InputSource =
-  | "user"
-  | "system"
-  | "schedule"
-  | "webhook"
-  | "channel"
-  | "subagent"
-  | "event";
-
-export interface Answer {
-  questionId: string;
-  text?: string;
-  value?: string;
-}
-
-/** What `useInput()` returns: the input of the turn being rendered. */
-export interface AgentInput {
-  source: InputSource;
-  text?: string;
-  payload?: JsonValue;
-  answer?: Answer;
-  steering?: AgentInput[];
-}
 
 export interface ToolRunContext {
   input: Record<string, unknown>;

@@ -3,17 +3,12 @@
 // booleans and null), and everything else is refused with the form it has, so the schema a
 // deployment records is exactly the one a person reads in the file.
 
+import type { JsonValue } from "@opencomputer/agent";
 import ts from "typescript";
 import type { BuildError } from "./errors.ts";
 import { errorAt, type ParsedModule, snippet } from "./parse.ts";
 
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | JsonValue[]
-  | { [key: string]: JsonValue };
+export type { JsonValue };
 
 /** Strips what only the type system sees: parentheses, `as const`, `as T`, `satisfies T`, `x!`. */
 export function unwrap(expression: ts.Expression): ts.Expression {
