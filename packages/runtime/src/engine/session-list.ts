@@ -1,7 +1,8 @@
+import type { SessionListRow } from "@opencomputer/protocol";
 import type { Store } from "../store/port.ts";
 import type { SessionStatus, TurnRecord } from "../store/records.ts";
 import { InputError } from "./input.ts";
-import { type SessionView, type TurnView, toSessionView, toTurnView } from "./view.ts";
+import { toSessionView, toTurnView } from "./view.ts";
 
 export interface ListSessionsOptions {
   /** Only this project's sessions; the server always sets it from the caller's key. */
@@ -16,9 +17,7 @@ export interface ListSessionsOptions {
 }
 
 /** A row of `GET /sessions`: the session without its turns, with what it is doing now. */
-export type SessionListRow = Omit<SessionView, "turns"> & {
-  activity: { activeTurnId: string | null; queued: number; lastSettledTurn: TurnView | null };
-};
+export type { SessionListRow };
 
 const STATUSES = new Set(["new", "idle", "running", "waiting_runtime", "failed", "ended"]);
 

@@ -1,36 +1,8 @@
-import type { JsonValue } from "@opencomputer/agent";
+import type { OpenQuestion, RuntimeState, SessionView, TurnView } from "@opencomputer/protocol";
 import type { SessionRecord, TurnRecord } from "../store/records.ts";
 
-export interface TurnView {
-  id: string;
-  input: TurnRecord["input"];
-  mode: TurnRecord["mode"];
-  status: TurnRecord["status"];
-  outcome: string | null;
-  error: TurnRecord["error"];
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** `GET /sessions/<id>`: the session as clients see it (no lease, no internal counters). */
-export interface SessionView {
-  id: string;
-  projectId: string;
-  agentId: string;
-  deploymentId: string;
-  environment: string;
-  executionMode: SessionRecord["executionMode"];
-  status: SessionRecord["status"];
-  source: SessionRecord["source"];
-  labels: Record<string, string>;
-  turns: TurnView[];
-  result: SessionRecord["result"];
-  question: JsonValue | null;
-  runtime: JsonValue;
-  revision: number;
-  createdAt: string;
-  updatedAt: string;
-}
+// The shapes clients see are the protocol's; these functions turn store records into them.
+export type { SessionView, TurnView };
 
 export function toTurnView(t: TurnRecord): TurnView {
   return {
@@ -58,8 +30,9 @@ export function toSessionView(s: SessionRecord, turns: TurnRecord[]): SessionVie
     labels: s.labels,
     turns: turns.map(toTurnView),
     result: s.result,
-    question: s.question,
-    runtime: s.runtime,
+    // Kept as JSON by the store; written only as these shapes (ask.ts, computer-record.ts).
+    question: s.question as OpenQuestion | null,
+    runtime: s.runtime as RuntimeState,
     revision: s.revision,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
