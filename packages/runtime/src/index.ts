@@ -80,19 +80,9 @@ export {
 } from "./models/resolver.ts";
 export type { Script, ScriptStep, ScriptToolCall } from "./models/script-file.ts";
 export { createScriptModel } from "./models/script-model.ts";
-export {
-  mergePatch,
-  ownedBy,
-  RESULT_COLUMNS,
-  resultValues,
-  SESSION_FIELDS,
-  TURN_FIELDS,
-  turnUpdateRun,
-} from "./store/batch-ops.ts";
 export { StoreError } from "./store/errors.ts";
 export type * from "./store/port.ts";
 export type * from "./store/records.ts";
-export * from "./store/row-mapping.ts";
 export {
   type BwrapLauncherOptions,
   bwrapAvailable,

@@ -1,5 +1,5 @@
 // Row shapes as node-postgres returns them, and their mapping to the port's records (written
-// once for both SQL stores in @opencomputer/runtime's row-mapping.ts). `json` columns come back
+// once for both SQL stores in @opencomputer/sql-store's row-mapping.ts). `json` columns come back
 // already parsed; `bigint` columns come back as strings (pg does not narrow int8 to number by
 // default, and these all fit in a double), so they go through Number().
 import {
@@ -11,7 +11,7 @@ import {
   type SessionColumns,
   type ToolCallColumns,
   type TurnColumns,
-} from "@opencomputer/runtime";
+} from "@opencomputer/sql-store";
 
 export {
   EVENT_COLUMNS,
@@ -19,7 +19,7 @@ export {
   RESULT_COLUMNS,
   TOOL_CALL_COLUMNS,
   TURN_COLUMNS,
-} from "@opencomputer/runtime";
+} from "@opencomputer/sql-store";
 
 /** Parameters for `json` columns: always text, since pg would send a JS array as a PG array. */
 export function toJson(value: unknown): string {

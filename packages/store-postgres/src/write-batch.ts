@@ -11,20 +11,22 @@ import {
   type EventRecord,
   isoNow,
   type Lease,
-  mergePatch,
   type NewEvent,
-  ownedBy,
   queuesWork,
-  RESULT_COLUMNS,
-  resultValues,
-  SESSION_FIELDS,
   type SessionPatch,
   StoreError,
-  TURN_FIELDS,
   type TurnPatch,
-  turnUpdateRun,
   type WriteBatch,
 } from "@opencomputer/runtime";
+import {
+  mergePatch,
+  ownedBy,
+  RESULT_INSERT_COLUMNS,
+  resultValues,
+  SESSION_FIELDS,
+  TURN_FIELDS,
+  turnUpdateRun,
+} from "@opencomputer/sql-store";
 import type pg from "pg";
 import { insertApproval, updateApproval } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
@@ -32,8 +34,8 @@ import type { LeaseState } from "./lease.ts";
 import { encodePayload } from "./notify.ts";
 import { toJson } from "./rows.ts";
 
-const INSERT_RESULT = `INSERT INTO results (${RESULT_COLUMNS.join(", ")})
-  VALUES (${RESULT_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})`;
+const INSERT_RESULT = `INSERT INTO results (${RESULT_INSERT_COLUMNS.join(", ")})
+  VALUES (${RESULT_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})`;
 
 /** What the guards need from the locked session row. */
 export interface LockedSession extends LeaseState {

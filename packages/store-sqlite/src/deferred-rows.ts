@@ -17,7 +17,8 @@
 // same (a full disk), the group is rolled back and the journal, which holds every acknowledged
 // change, is replayed (GroupCommit).
 
-import { type Lease, SESSION_FIELDS, StoreError, TURN_FIELDS } from "@opencomputer/runtime";
+import { type Lease, StoreError } from "@opencomputer/runtime";
+import { SESSION_FIELDS, TURN_FIELDS } from "@opencomputer/sql-store";
 import type Database from "better-sqlite3";
 import type { RecordBuilder } from "./journal-codec.ts";
 import { type LeaseRow, WRITE_LEASE } from "./lease.ts";

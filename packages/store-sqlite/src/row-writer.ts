@@ -5,7 +5,8 @@
 // a RowWriter only changes it. The SQL texts live here, so both implementations journal and run
 // exactly the same statements and a replay gives the same rows either way.
 
-import { type Lease, SESSION_FIELDS, TURN_FIELDS } from "@opencomputer/runtime";
+import type { Lease } from "@opencomputer/runtime";
+import { SESSION_FIELDS, TURN_FIELDS } from "@opencomputer/sql-store";
 import type { LeaseRow } from "./lease.ts";
 
 /**

@@ -1,6 +1,7 @@
 // Row shapes as SQLite returns them, and their mapping to the port's records (written once for
-// both SQL stores in @opencomputer/runtime's row-mapping.ts). JSON values are stored as JSON
+// both SQL stores in @opencomputer/sql-store's row-mapping.ts). JSON values are stored as JSON
 // text and parsed back, so callers get exactly the value they wrote.
+import type { SessionRecord } from "@opencomputer/runtime";
 import {
   type ColumnDecoding,
   type EventColumns,
@@ -8,10 +9,9 @@ import {
   type ResultColumns,
   rowMappers,
   type SessionColumns,
-  type SessionRecord,
   type ToolCallColumns,
   type TurnColumns,
-} from "@opencomputer/runtime";
+} from "@opencomputer/sql-store";
 
 export {
   EVENT_COLUMNS,
@@ -19,7 +19,7 @@ export {
   RESULT_COLUMNS,
   TOOL_CALL_COLUMNS,
   TURN_COLUMNS,
-} from "@opencomputer/runtime";
+} from "@opencomputer/sql-store";
 
 export function toJson(value: unknown): string {
   // A third of a run's JSON columns are null (a new session's result and question, a turn's

@@ -9,28 +9,30 @@ import {
   type ApprovalStatus,
   type EventRecord,
   isoNow,
-  mergePatch,
   type NewEvent,
-  ownedBy,
-  RESULT_COLUMNS,
-  resultValues,
-  SESSION_FIELDS,
   type SessionPatch,
   StoreError,
-  TURN_FIELDS,
   type TurnPatch,
   type TurnStatus,
-  turnUpdateRun,
   type WriteBatch,
 } from "@opencomputer/runtime";
+import {
+  mergePatch,
+  ownedBy,
+  RESULT_INSERT_COLUMNS,
+  resultValues,
+  SESSION_FIELDS,
+  TURN_FIELDS,
+  turnUpdateRun,
+} from "@opencomputer/sql-store";
 import { approvalParams, approvalUpdate, INSERT_APPROVAL } from "./approval-rows.ts";
 import { newEventId } from "./event-id.ts";
 import { EVENT_CHUNK, type RowWriter } from "./row-writer.ts";
 import { toJson } from "./rows.ts";
 import type { StatementCache } from "./statements.ts";
 
-const INSERT_RESULT = `INSERT INTO results (${RESULT_COLUMNS.join(", ")})
-  VALUES (${RESULT_COLUMNS.map(() => "?").join(", ")})`;
+const INSERT_RESULT = `INSERT INTO results (${RESULT_INSERT_COLUMNS.join(", ")})
+  VALUES (${RESULT_INSERT_COLUMNS.map(() => "?").join(", ")})`;
 
 export class BatchWriter {
   constructor(

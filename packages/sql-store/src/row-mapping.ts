@@ -10,7 +10,7 @@ import type {
   SessionRecord,
   ToolCallRecord,
   TurnRecord,
-} from "./records.ts";
+} from "@opencomputer/runtime";
 
 /** How one driver returns JSON columns (`J`) and integer columns (`N`). */
 export interface ColumnDecoding<J, N> {

@@ -1,8 +1,12 @@
 // What every SQL store does the same way with a WriteBatch's ops before it turns them into
 // statements (store-sqlite and store-postgres write-batch.ts).
-import { StoreError } from "./errors.ts";
-import type { SessionPatch, TurnPatch, WriteOp } from "./port.ts";
-import type { ResultRecord } from "./records.ts";
+import {
+  type ResultRecord,
+  type SessionPatch,
+  StoreError,
+  type TurnPatch,
+  type WriteOp,
+} from "@opencomputer/runtime";
 
 /**
  * The patchable fields of a session and of a turn, as both SQL stores write them:
@@ -27,8 +31,11 @@ export const TURN_FIELDS = [
   ["mode", "mode", false],
 ] as const;
 
-/** The columns of a result row, in the order of `resultValues`. */
-export const RESULT_COLUMNS = [
+/**
+ * The columns of a result row, in the order of `resultValues`: what an INSERT names (a
+ * SELECT reads the same columns through row-mapping.ts's RESULT_COLUMNS, one string).
+ */
+export const RESULT_INSERT_COLUMNS = [
   "session_id",
   "result_id",
   "agent_id",
@@ -43,7 +50,7 @@ export const RESULT_COLUMNS = [
   "created_at",
 ] as const;
 
-/** A result record's values in RESULT_COLUMNS order; `json` stores the data as the store does. */
+/** A result record's values in RESULT_INSERT_COLUMNS order; `json` stores the data as the store does. */
 export function resultValues(r: ResultRecord, json: (value: unknown) => string): unknown[] {
   return [
     r.sessionId,

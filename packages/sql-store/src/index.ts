@@ -1,0 +1,10 @@
+export {
+  mergePatch,
+  ownedBy,
+  RESULT_INSERT_COLUMNS,
+  resultValues,
+  SESSION_FIELDS,
+  TURN_FIELDS,
+  turnUpdateRun,
+} from "./batch-ops.ts";
+export * from "./row-mapping.ts";
