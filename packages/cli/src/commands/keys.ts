@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
 import { KeyFile } from "@opencomputer/server";
+import { parse } from "../args.ts";
 
 /** Where a project's API keys live (hashed): `<dir>/.opencomputer/keys.json`. */
 export function keyFilePath(projectDir: string): string {
@@ -14,12 +14,7 @@ export function keyFilePath(projectDir: string): string {
  */
 export async function keysCommand(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(rest);
-  } catch (error) {
-    throw new OpenComputerError("usage", (error as Error).message);
-  }
+  const parsed = parse(rest, OPTIONS);
   const file = new KeyFile(keyFilePath(parsed.values.dir ?? "."));
   switch (action) {
     case "create": {
@@ -57,15 +52,9 @@ export async function keysCommand(argv: string[]): Promise<number> {
   }
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      dir: { type: "string" },
-      name: { type: "string" },
-      project: { type: "string" },
-      json: { type: "boolean" },
-    },
-  });
-}
+const OPTIONS = {
+  dir: { type: "string" },
+  name: { type: "string" },
+  project: { type: "string" },
+  json: { type: "boolean" },
+} as const;

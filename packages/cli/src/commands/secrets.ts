@@ -6,9 +6,9 @@
 // it; without either, a new value keeps the secret's binding (see docs/connections.md).
 
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
 import { FileSecretStore, normalizeOrigins, projectSecretPaths } from "@opencomputer/connections";
+import { parse } from "../args.ts";
 
 const USAGE =
   "secrets set NAME [--origin https://host ...] [--any-origin] | secrets list [--json] | secrets remove NAME   [--environment development|production] [--dir DIR]";
@@ -24,13 +24,7 @@ export async function secretsCommand(
   io: SecretsIO = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
   const [action, ...rest] = argv;
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(rest);
-  } catch (error) {
-    throw new OpenComputerError("usage", `${(error as Error).message}\n${USAGE}`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parse(rest, OPTIONS, USAGE);
   const environment = values.environment ?? "development";
   const store = new FileSecretStore(projectSecretPaths(resolve(values.dir ?? ".")));
   const name = positionals[0];
@@ -71,22 +65,18 @@ export async function secretsCommand(
   }
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      dir: { type: "string" },
-      environment: { type: "string", short: "e" },
-      json: { type: "boolean" },
-      origin: { type: "string", multiple: true },
-      "any-origin": { type: "boolean" },
-    },
-  });
-}
+const OPTIONS = {
+  dir: { type: "string" },
+  environment: { type: "string", short: "e" },
+  json: { type: "boolean" },
+  origin: { type: "string", multiple: true },
+  "any-origin": { type: "boolean" },
+} as const;
 
 /** The origins to bind (`[]` with --any-origin), or undefined to keep the current binding. */
-function bindingOf(values: ReturnType<typeof parse>["values"]): string[] | undefined {
+function bindingOf(
+  values: ReturnType<typeof parse<typeof OPTIONS>>["values"],
+): string[] | undefined {
   const origins = values.origin;
   if (values["any-origin"]) {
     if (origins?.length) {

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
 import {
   buildIsolation,
@@ -18,6 +17,7 @@ import {
   defaultProviders,
 } from "@opencomputer/runtime";
 import { createHandler, createKeyFileAuth, KeyFile, serve } from "@opencomputer/server";
+import { noExtra, parse } from "../args.ts";
 import { projectComputers } from "../computers.ts";
 import { projectEgress } from "../egress.ts";
 import { cliExecution } from "../execution.ts";
@@ -32,15 +32,14 @@ import { keyFilePath } from "./keys.ts";
  * or `OPENCOMPUTER_API_KEYS` (comma-separated).
  */
 export async function serveCommand(argv: string[], mode: "dev" | "server"): Promise<number> {
-  let values: { dir?: string; port?: string; store?: string };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { dir: { type: "string" }, port: { type: "string" }, store: { type: "string" } },
-    }));
-  } catch (error) {
-    throw new OpenComputerError("usage", (error as Error).message);
-  }
+  const usage = `opencomputer ${mode} [--dir DIR] [--port N]${mode === "server" ? " --store <file.db|postgres://…>" : ""}`;
+  const options = {
+    dir: { type: "string" },
+    port: { type: "string" },
+    store: { type: "string" },
+  } as const;
+  const { values, positionals } = parse(argv, options, usage);
+  noExtra(positionals, 0, usage);
   const projectDir = resolve(values.dir ?? ".");
   const port = values.port === undefined ? 4600 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { OpenComputerError } from "@opencomputer/agent";
 import { buildProject, createDeploymentAgents, formatErrors } from "@opencomputer/build";
 import type { SessionEvent } from "@opencomputer/protocol";
+import { parse } from "../args.ts";
 import { ApiClient } from "../client.ts";
 import { openEmbedded } from "../embedded.ts";
 import { formatEvent } from "../format.ts";
@@ -20,13 +20,7 @@ import { chooseAgent } from "../project.ts";
  * the keyboard; `--interactive` does the same with answers piped on stdin.
  */
 export async function sessionCommand(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    throw new OpenComputerError("usage", (error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parse(argv, OPTIONS);
   const text = positionals.join(" ").trim();
   if (!text)
     throw new OpenComputerError("usage", 'Give the message to send: opencomputer session "text"');
@@ -111,16 +105,10 @@ async function embedded(projectDir: string, agent: string | undefined, json: boo
   };
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      dir: { type: "string" },
-      agent: { type: "string" },
-      json: { type: "boolean" },
-      interactive: { type: "boolean" },
-      "no-interactive": { type: "boolean" },
-    },
-  });
-}
+const OPTIONS = {
+  dir: { type: "string" },
+  agent: { type: "string" },
+  json: { type: "boolean" },
+  interactive: { type: "boolean" },
+  "no-interactive": { type: "boolean" },
+} as const;

@@ -1,6 +1,6 @@
 import { OpenComputerError } from "@opencomputer/agent";
+import { json, need, noExtra, out, parse } from "../../args.ts";
 import { type ApiClient, seg } from "../../client.ts";
-import { json, need, noExtra, out, parse } from "./args.ts";
 
 export const APPROVALS_USAGE = `opencomputer approvals list <sessionId> [--json]
   opencomputer approvals approve <approvalId> [--by name] [--json]

@@ -1,6 +1,6 @@
 import { OpenComputerError } from "@opencomputer/agent";
+import { json, need, noExtra, out, parse, short } from "../../args.ts";
 import { type ApiClient, seg } from "../../client.ts";
-import { json, need, noExtra, out, parse, short } from "./args.ts";
 
 export const RESULTS_USAGE = `opencomputer results list <sessionId> [--turn <turnId>] [--json]
   opencomputer results get <sessionId> <resultId>`;

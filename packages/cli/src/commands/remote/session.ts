@@ -1,6 +1,6 @@
 import { OpenComputerError } from "@opencomputer/agent";
+import { integer, json, need, noExtra, out, parse, short } from "../../args.ts";
 import { type ApiClient, seg } from "../../client.ts";
-import { integer, json, need, noExtra, out, parse, short } from "./args.ts";
 
 export const SESSION_USAGE = `opencomputer session create --agent <id@alias> [--label k=v ...] [--json]
   opencomputer session list [--agent ID] [--status S] [--limit N] [--json]

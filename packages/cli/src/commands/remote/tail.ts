@@ -1,8 +1,8 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import type { SessionEvent } from "@opencomputer/protocol";
+import { integer, json, need, noExtra, out, parse } from "../../args.ts";
 import { type ApiClient, seg } from "../../client.ts";
 import { formatEvent } from "../../format.ts";
-import { integer, json, need, noExtra, out, parse } from "./args.ts";
 
 export const SESSIONS_USAGE = "opencomputer sessions tail <id> [--after N] [--json] [--no-follow]";
 

@@ -6,12 +6,17 @@ type Parsed<O extends Options> = ReturnType<
   typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>
 >;
 
-/** parseArgs in strict mode, with its errors turned into usage errors. */
-export function parse<O extends Options>(argv: string[], options: O): Parsed<O> {
+/**
+ * The one argument parser of every command: parseArgs in strict mode with positionals, its
+ * errors turned into usage errors (followed by `usage` when given, so the person sees how to
+ * call the command).
+ */
+export function parse<O extends Options>(argv: string[], options: O, usage?: string): Parsed<O> {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new OpenComputerError("usage", (error as Error).message);
+    const message = (error as Error).message;
+    throw new OpenComputerError("usage", usage ? `${message}\n${usage}` : message);
   }
 }
 
