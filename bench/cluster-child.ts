@@ -2,10 +2,10 @@
 // store named by argv (postgres URL, with its LISTEN/NOTIFY signal, or a SQLite path) running
 // the support example on its scripted model. On "go" it runs its share of sessions — create,
 // one turn, wait — `concurrency` at a time, timing every store commit, and reports back.
+
+import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import {
-  createModelResolver,
   createRuntime,
-  createScriptModel,
   createSourceAgents,
   type Store,
   type WorkSignal,

@@ -3,10 +3,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import {
-  createModelResolver,
   createRuntime,
-  createScriptModel,
   createSourceAgents,
   type Runtime,
   type RuntimeOptions,

@@ -5,13 +5,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  createSourceAgents,
-  type Runtime,
-} from "@opencomputer/runtime";
+import { createModelResolver, createScriptModel } from "@opencomputer/models";
+import { createRuntime, createSourceAgents, type Runtime } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { AGENT_ID, SUPPORT_DIR, USER_TEXT } from "./scenario.ts";
 import { percentile } from "./stats.ts";

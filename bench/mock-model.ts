@@ -8,7 +8,8 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
-import { createModelResolver, type ModelResolver } from "@opencomputer/runtime";
+import { createModelResolver } from "@opencomputer/models";
+import type { ModelResolver } from "@opencomputer/runtime";
 import { MockLanguageModelV3 } from "ai/test";
 import type { Scenario } from "./scenario.ts";
 

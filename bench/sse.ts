@@ -9,12 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineTool, useModel, useTool } from "@opencomputer/agent";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  createStaticAgents,
-} from "@opencomputer/runtime";
+import { createModelResolver, createScriptModel } from "@opencomputer/models";
+import { createRuntime, createStaticAgents } from "@opencomputer/runtime";
 import { createHandler, createStaticKeyAuth, serve } from "@opencomputer/server";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { percentile } from "./stats.ts";

@@ -13,7 +13,7 @@ import ts from "typescript";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CODE = /\.(ts|tsx|mts|cts|js|mjs)$/;
-const SKIP_DIRS = new Set(["node_modules", "dist", ".opencomputer", "test-output"]);
+const SKIP_DIRS = new Set(["node_modules", "dist", ".opencomputer", "test-output", ".tsbuild"]);
 const BUILTINS = new Set(builtinModules);
 
 interface Manifest {

@@ -1,9 +1,9 @@
 // Warnings, not errors: a tool whose input schema OpenAI's strict mode cannot take still works
 // (the OpenAI adapter sends it with `strict: false`, and the runtime validates every call's
 // input itself), but its arguments are then only the model's best effort. The rules live in
-// @opencomputer/runtime (strict-schema.ts) so this warning and the adapter's choice never differ.
+// @opencomputer/models (strict-schema.ts) so this warning and the adapter's choice never differ.
 
-import { strictSchemaIssues } from "@opencomputer/runtime";
+import { strictSchemaIssues } from "@opencomputer/models/strict-schema";
 import type { BuildWarning } from "./errors.ts";
 import type { LoadResult } from "./load-tools.ts";
 import { positionOf } from "./parse.ts";

@@ -1,12 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { createModelResolver, createScriptModel, defaultProviders } from "@opencomputer/models";
 import type { AgentResolver, Runtime } from "@opencomputer/runtime";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  defaultProviders,
-} from "@opencomputer/runtime";
+import { createRuntime } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { projectComputers } from "./computers.ts";
 import { projectEgress } from "./egress.ts";

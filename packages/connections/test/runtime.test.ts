@@ -15,13 +15,8 @@ import {
   useSecret,
   useTool,
 } from "@opencomputer/agent";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  createStaticAgents,
-  type EventRecord,
-} from "@opencomputer/runtime";
+import { createModelResolver, createScriptModel } from "@opencomputer/models";
+import { createRuntime, createStaticAgents, type EventRecord } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -13,12 +13,8 @@ import {
   useModel,
   useTool,
 } from "@opencomputer/agent";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  createStaticAgents,
-} from "@opencomputer/runtime";
+import { createModelResolver, createScriptModel } from "@opencomputer/models";
+import { createRuntime, createStaticAgents } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEgressGateway, gatewayEgressSource } from "../src/index.ts";

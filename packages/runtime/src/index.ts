@@ -40,46 +40,24 @@ export {
   type WorkSignal,
 } from "./engine/work-signal.ts";
 export { newId } from "./ids.ts";
-export { ModelError, toModelError } from "./models/model-error.ts";
+export {
+  hasWholeSteps,
+  type ModelContext,
+  type ModelResolver,
+  publicModelId,
+  WHOLE_STEPS,
+  type WholeStepsModel,
+  withPublicModelId,
+} from "./ports/model.ts";
+export { ModelError, type ModelFailureCode, toModelError } from "./ports/model-error.ts";
 export {
   MODEL_PROVIDED_TOOL_IDS,
   providerToolsOf,
+  summarizeWebSearch,
   WEB_SEARCH_ID,
+  type WebSearchSummary,
   withProviderTools,
-} from "./models/provider-tools.ts";
-export {
-  type AnthropicConfig,
-  anthropicProvider,
-  DEFAULT_RETRY,
-  defaultProviders,
-  type Env,
-  isContextOverflow,
-  isStrictSchema,
-  OLLAMA_BASE_URL,
-  type OpenAICompatibleConfig,
-  type OpenAIConfig,
-  ollamaProvider,
-  openaiCompatibleProvider,
-  openaiProvider,
-  type ProviderConfig,
-  type RetryOptions,
-  redact,
-  STRICT_LIMITS,
-  STRICT_STRING_FORMATS,
-  type StrictSchemaIssue,
-  strictSchemaIssues,
-  toProviderError,
-  withRetries,
-} from "./models/providers/index.ts";
-export {
-  createModelResolver,
-  type ModelContext,
-  type ModelFactory,
-  type ModelResolver,
-  parseModelId,
-} from "./models/resolver.ts";
-export type { Script, ScriptStep, ScriptToolCall } from "./models/script-file.ts";
-export { createScriptModel } from "./models/script-model.ts";
+} from "./ports/provider-tools.ts";
 export { StoreError } from "./store/errors.ts";
 export type * from "./store/port.ts";
 export type * from "./store/records.ts";

@@ -2,13 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentFunction } from "@opencomputer/agent";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  createStaticAgents,
-  type ScriptStep,
-} from "@opencomputer/runtime";
+import { createModelResolver, createScriptModel, type ScriptStep } from "@opencomputer/models";
+import { createRuntime, createStaticAgents } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { createHandler, createStaticKeyAuth, type HandlerOptions, serve } from "../src/index.ts";
 

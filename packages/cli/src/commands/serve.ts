@@ -10,12 +10,8 @@ import {
   formatErrors,
 } from "@opencomputer/build";
 import { consoleDistDir } from "@opencomputer/console";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  defaultProviders,
-} from "@opencomputer/runtime";
+import { createModelResolver, createScriptModel, defaultProviders } from "@opencomputer/models";
+import { createRuntime } from "@opencomputer/runtime";
 import { createHandler, createKeyFileAuth, KeyFile, serve } from "@opencomputer/server";
 import { noExtra, parse } from "../args.ts";
 import { projectComputers } from "../computers.ts";

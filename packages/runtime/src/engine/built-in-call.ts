@@ -1,6 +1,6 @@
 import type { LanguageModelV3Content, LanguageModelV3Source } from "@ai-sdk/provider";
 import { assertJsonCompatible, type JsonValue } from "@opencomputer/agent";
-import { summarizeWebSearch, WEB_SEARCH_ID } from "../models/provider-tools.ts";
+import { summarizeWebSearch, WEB_SEARCH_ID } from "../ports/provider-tools.ts";
 import type { NewEvent } from "../store/port.ts";
 import type { ToolCallRecord } from "../store/records.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";

@@ -1,6 +1,6 @@
 import type { AgentExecution, Egress } from "../agents/execution.ts";
 import type { AgentResolver } from "../agents/resolver.ts";
-import type { ModelResolver } from "../models/resolver.ts";
+import type { ModelResolver } from "../ports/model.ts";
 import type { Store, WriteBatch } from "../store/port.ts";
 import type { EventRecord } from "../store/records.ts";
 import type { BuiltInTool } from "./built-in-tool.ts";

@@ -6,7 +6,7 @@ import type {
   LanguageModelV3Source,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
-import { hasWholeSteps } from "../models/whole-steps.ts";
+import { hasWholeSteps } from "../ports/model.ts";
 
 /** How often streamed text becomes a `message.delta` / `reasoning.delta` event at most. */
 export const DELTA_INTERVAL_MS = 50;
@@ -28,7 +28,7 @@ export type DeltaSink = (kind: "message" | "reasoning", text: string) => Promise
  * DELTA_INTERVAL_MS, so a long answer writes a handful of rows rather than one per token, and a
  * fast answer writes none (its `message.completed` carries the whole text). Tool calls arrive
  * assembled by the provider and run only after the step is committed. A model whose steps come
- * whole (models/whole-steps.ts) is asked with doGenerate: a stream of it would give no delta.
+ * whole (ports/model.ts) is asked with doGenerate: a stream of it would give no delta.
  */
 export function streamStep(
   model: LanguageModelV3,

@@ -1,8 +1,8 @@
 import type { AgentResolver } from "../agents/resolver.ts";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
-import { MODEL_PROVIDED_TOOL_IDS } from "../models/provider-tools.ts";
-import type { ModelResolver } from "../models/resolver.ts";
+import type { ModelResolver } from "../ports/model.ts";
+import { MODEL_PROVIDED_TOOL_IDS } from "../ports/provider-tools.ts";
 import { StoreError } from "../store/errors.ts";
 import type { NewEvent, Store } from "../store/port.ts";
 import type {

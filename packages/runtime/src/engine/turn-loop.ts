@@ -13,9 +13,9 @@ import {
 import type { LoadedAgent } from "../agents/resolver.ts";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
-import { ModelError, toModelError } from "../models/model-error.ts";
-import { providerToolsOf } from "../models/provider-tools.ts";
-import { publicModelId } from "../models/resolver.ts";
+import { publicModelId } from "../ports/model.ts";
+import { ModelError, toModelError } from "../ports/model-error.ts";
+import { providerToolsOf } from "../ports/provider-tools.ts";
 import type { NewEvent, WriteOp } from "../store/port.ts";
 import type { MessageRecord, ToolCallRecord, TurnError } from "../store/records.ts";
 import { ASK_ID, ASK_MODEL_TOOL, endWithQuestion, takeAsk } from "./ask.ts";

@@ -7,14 +7,10 @@
 // `load`: recovers what earlier (killed) children left, then keeps creating sessions and
 // sending turns until it is killed. `drain`: recovers and creates nothing; exits 0 once every
 // turn in the store has settled (2 on timeout). It writes to the store only through the runtime.
+
+import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  createStaticAgents,
-  type Logger,
-} from "../../src/index.ts";
+import { createRuntime, createStaticAgents, type Logger } from "../../src/index.ts";
 import { createCrashAgent } from "./crash-agent.ts";
 import { AGENT_ID, MAX_TURNS_PER_SESSION } from "./scenario.ts";
 

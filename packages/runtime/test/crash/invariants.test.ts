@@ -3,15 +3,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventRecord } from "../../src/index.ts";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  createStaticAgents,
-} from "../../src/index.ts";
+import { createRuntime, createStaticAgents } from "../../src/index.ts";
 import { createCrashAgent } from "./crash-agent.ts";
 import { checkInvariants, readSnapshots, type SessionSnapshot } from "./invariants.ts";
 import { AGENT_ID, buildScript, SCRIPT_NAME } from "./scenario.ts";

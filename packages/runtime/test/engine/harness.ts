@@ -4,15 +4,13 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AgentFunction } from "@opencomputer/agent";
+import { createModelResolver, createScriptModel, type ScriptStep } from "@opencomputer/models";
 import {
-  createModelResolver,
   createRuntime,
-  createScriptModel,
   createStaticAgents,
   type EventRecord,
   type Logger,
   type RuntimeOptions,
-  type ScriptStep,
   type Store,
   type WorkerSettings,
 } from "@opencomputer/runtime";

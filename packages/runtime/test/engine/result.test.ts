@@ -1,7 +1,8 @@
 // The session result in both execution modes: the agent is in fixtures/result-agents.ts.
 
 import { fileURLToPath } from "node:url";
-import type { ScriptStep, Store, WriteBatch } from "@opencomputer/runtime";
+import type { ScriptStep } from "@opencomputer/models";
+import type { Store, WriteBatch } from "@opencomputer/runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsonDigest } from "../../src/digest.ts";
 import { reportSchema } from "./fixtures/result-agents.ts";

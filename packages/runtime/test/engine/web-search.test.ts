@@ -1,12 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BuiltInUnavailableError, providerToolsForStep } from "../../src/engine/built-in-tool.ts";
-import { providerToolsOf } from "../../src/models/provider-tools.ts";
-import { anthropicProvider } from "../../src/models/providers/anthropic.ts";
-import { openaiProvider } from "../../src/models/providers/openai.ts";
-import { ollamaProvider } from "../../src/models/providers/openai-compatible.ts";
-import { sse, startFakeApi } from "../models/fake-server.ts";
+import { anthropicProvider, ollamaProvider, openaiProvider } from "@opencomputer/models";
 import {
   anthropicFailedSearchStep,
   anthropicFinalStep,
@@ -17,7 +11,12 @@ import {
   openaiSearchStep,
   RESULTS,
   SEARCH_ID,
-} from "../models/web-search-frames.ts";
+  sse,
+  startFakeApi,
+} from "@opencomputer/testkit/model-api";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { BuiltInUnavailableError, providerToolsForStep } from "../../src/engine/built-in-tool.ts";
+import { providerToolsOf } from "../../src/ports/provider-tools.ts";
 import { EXECUTIONS, type Harness, harness, ofType, TEST_WORKERS } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/web-search-agents.ts", import.meta.url));

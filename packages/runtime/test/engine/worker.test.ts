@@ -5,11 +5,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import {
   bwrapLauncher,
-  createModelResolver,
   createRuntime,
-  createScriptModel,
   createStaticAgents,
   type createWorkerExecution,
 } from "@opencomputer/runtime";

@@ -7,13 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useModel } from "@opencomputer/agent";
-import {
-  createModelResolver,
-  createRuntime,
-  createScriptModel,
-  createStaticAgents,
-  type Runtime,
-} from "@opencomputer/runtime";
+import { createModelResolver, createScriptModel } from "@opencomputer/models";
+import { createRuntime, createStaticAgents, type Runtime } from "@opencomputer/runtime";
 import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -1,5 +1,5 @@
 import { APICallError } from "@ai-sdk/provider";
-import { ModelError, type ModelFailureCode, toModelError } from "../model-error.ts";
+import { ModelError, type ModelFailureCode, toModelError } from "@opencomputer/runtime";
 
 /**
  * Provider messages that mean "the prompt does not fit the model's context window". Matched on

@@ -5,10 +5,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import { createScriptModel } from "@opencomputer/models";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { streamStep } from "../../src/engine/model-stream.ts";
-import { createScriptModel } from "../../src/models/script-model.ts";
-import { hasWholeSteps, WHOLE_STEPS } from "../../src/models/whole-steps.ts";
+import { hasWholeSteps, WHOLE_STEPS } from "../../src/ports/model.ts";
 
 let dir: string;
 beforeEach(async () => {

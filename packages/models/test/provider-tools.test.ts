@@ -1,10 +1,10 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
+import { providerToolsOf } from "@opencomputer/runtime";
+import { json, startFakeApi } from "@opencomputer/testkit/model-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { providerToolsOf } from "../../src/models/provider-tools.ts";
-import { anthropicProvider } from "../../src/models/providers/anthropic.ts";
-import { openaiProvider } from "../../src/models/providers/openai.ts";
-import { ollamaProvider } from "../../src/models/providers/openai-compatible.ts";
-import { json, startFakeApi } from "./fake-server.ts";
+import { anthropicProvider } from "../src/providers/anthropic.ts";
+import { openaiProvider } from "../src/providers/openai.ts";
+import { ollamaProvider } from "../src/providers/openai-compatible.ts";
 import { callOptions, fastRetry } from "./prompt.ts";
 
 const ctx = { projectDir: "/tmp", agentId: "a" };

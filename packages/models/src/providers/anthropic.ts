@@ -1,12 +1,8 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import {
-  declareProviderTool,
-  WEB_SEARCH_ID,
-  withoutUndeclaredProviderParts,
-  withProviderTools,
-} from "../provider-tools.ts";
+import { WEB_SEARCH_ID, withProviderTools } from "@opencomputer/runtime";
 import type { ModelFactory } from "../resolver.ts";
+import { declareProviderTool, withoutUndeclaredProviderParts } from "./provider-tool-parts.ts";
 import { withRetries } from "./retry.ts";
 import { type ProviderConfig, requireKey, setting } from "./settings.ts";
 

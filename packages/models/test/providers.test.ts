@@ -1,14 +1,11 @@
+import { ModelError } from "@opencomputer/runtime";
+import { json, startFakeApi } from "@opencomputer/testkit/model-api";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ModelError } from "../../src/models/model-error.ts";
-import { anthropicProvider, versioned } from "../../src/models/providers/anthropic.ts";
-import { defaultProviders } from "../../src/models/providers/defaults.ts";
-import { openaiProvider } from "../../src/models/providers/openai.ts";
-import {
-  OLLAMA_BASE_URL,
-  openaiCompatibleProvider,
-} from "../../src/models/providers/openai-compatible.ts";
-import { createModelResolver } from "../../src/models/resolver.ts";
-import { json, startFakeApi } from "./fake-server.ts";
+import { anthropicProvider, versioned } from "../src/providers/anthropic.ts";
+import { defaultProviders } from "../src/providers/defaults.ts";
+import { openaiProvider } from "../src/providers/openai.ts";
+import { OLLAMA_BASE_URL, openaiCompatibleProvider } from "../src/providers/openai-compatible.ts";
+import { createModelResolver } from "../src/resolver.ts";
 import { callOptions, fastRetry } from "./prompt.ts";
 
 const ctx = { projectDir: "/tmp", agentId: "a" };

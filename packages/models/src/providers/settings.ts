@@ -1,4 +1,4 @@
-import { ModelError } from "../model-error.ts";
+import { ModelError } from "@opencomputer/runtime";
 import type { RetryOptions } from "./retry.ts";
 
 /** Where keys and base URLs are read from; `process.env` unless a caller passes its own. */

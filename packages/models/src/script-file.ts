@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ModelError } from "./model-error.ts";
+import { ModelError } from "@opencomputer/runtime";
 
 export interface ScriptToolCall {
   name: string;

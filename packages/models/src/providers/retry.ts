@@ -3,7 +3,7 @@ import type {
   LanguageModelV3CallOptions,
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
-import { ModelError } from "../model-error.ts";
+import { ModelError } from "@opencomputer/runtime";
 import { isRetryable, retryAfterMs, toProviderError } from "./errors.ts";
 
 export interface RetryOptions {

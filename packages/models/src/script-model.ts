@@ -5,10 +5,13 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
-import { ModelError } from "./model-error.ts";
-import type { ModelContext } from "./resolver.ts";
+import {
+  type ModelContext,
+  ModelError,
+  WHOLE_STEPS,
+  type WholeStepsModel,
+} from "@opencomputer/runtime";
 import { loadScriptFile, type ScriptStep, scriptFile } from "./script-file.ts";
-import { WHOLE_STEPS, type WholeStepsModel } from "./whole-steps.ts";
 
 /**
  * `script/<name>`: a model that answers from `opencomputer/scripts/<name>.json`. The step it plays

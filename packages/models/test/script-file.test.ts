@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadScript } from "../../src/models/script-file.ts";
-import { createScriptModel } from "../../src/models/script-model.ts";
+import { loadScript } from "../src/script-file.ts";
+import { createScriptModel } from "../src/script-model.ts";
 
 let dir: string;
 const file = () => join(dir, "opencomputer", "scripts", "s.json");

@@ -1,12 +1,12 @@
 import { createServer } from "node:net";
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { APICallError } from "@ai-sdk/provider";
+import { ModelError } from "@opencomputer/runtime";
+import { json, sse, startFakeApi } from "@opencomputer/testkit/model-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ModelError } from "../../src/models/model-error.ts";
-import { anthropicProvider } from "../../src/models/providers/anthropic.ts";
-import { openaiProvider } from "../../src/models/providers/openai.ts";
-import { withRetries } from "../../src/models/providers/retry.ts";
-import { json, sse, startFakeApi } from "./fake-server.ts";
+import { anthropicProvider } from "../src/providers/anthropic.ts";
+import { openaiProvider } from "../src/providers/openai.ts";
+import { withRetries } from "../src/providers/retry.ts";
 import { callOptions, fastRetry } from "./prompt.ts";
 
 const KEY = "sk-proj-SECRET-0123456789abcdef";

@@ -1,7 +1,7 @@
+import { ModelError } from "@opencomputer/runtime";
+import { json, readAll, sse, startFakeApi } from "@opencomputer/testkit/model-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ModelError } from "../../src/models/model-error.ts";
-import { openaiProvider } from "../../src/models/providers/openai.ts";
-import { json, readAll, sse, startFakeApi } from "./fake-server.ts";
+import { openaiProvider } from "../src/providers/openai.ts";
 import { callOptions, fastRetry } from "./prompt.ts";
 
 const KEY = "sk-proj-test-abcdef0123456789";

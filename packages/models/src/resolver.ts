@@ -1,18 +1,13 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { ModelError } from "./model-error.ts";
-
-export interface ModelContext {
-  /** The user's project directory (holds `opencomputer/scripts/*.json`). */
-  projectDir: string;
-  agentId: string;
-}
+import {
+  type ModelContext,
+  ModelError,
+  type ModelResolver,
+  withPublicModelId,
+} from "@opencomputer/runtime";
 
 /** Makes a model for the part after `provider/` of a model id. */
 export type ModelFactory = (modelName: string, context: ModelContext) => LanguageModelV3;
-
-export interface ModelResolver {
-  resolve(modelId: string, context: ModelContext): LanguageModelV3;
-}
 
 export interface ModelResolverOptions {
   providers: Record<string, ModelFactory>;
@@ -35,14 +30,6 @@ export function parseModelId(modelId: string): { provider: string; name: string 
   return { provider: modelId.slice(0, slash), name: modelId.slice(slash + 1) };
 }
 
-// The `provider/model` id each resolved model answers to, for messages that name the model.
-const publicIds = new WeakMap<LanguageModelV3, string>();
-
-/** The `provider/model` id a model was resolved for (the override's, when one is set). */
-export function publicModelId(model: LanguageModelV3): string | undefined {
-  return publicIds.get(model);
-}
-
 /** Resolves `provider/model` ids to provider-spec models; the override wins over the agent's choice. */
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const override = "override" in options ? options.override : process.env.OPENCOMPUTER_MODEL;
@@ -63,8 +50,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
           modelId,
         );
       }
-      const model = factory(name, context);
-      publicIds.set(model, modelId);
+      const model = withPublicModelId(factory(name, context), modelId);
       cache.set(key, model);
       return model;
     },

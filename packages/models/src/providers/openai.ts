@@ -1,12 +1,8 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
-import {
-  declareProviderTool,
-  WEB_SEARCH_ID,
-  withoutUndeclaredProviderParts,
-  withProviderTools,
-} from "../provider-tools.ts";
+import { WEB_SEARCH_ID, withProviderTools } from "@opencomputer/runtime";
 import type { ModelFactory } from "../resolver.ts";
+import { declareProviderTool, withoutUndeclaredProviderParts } from "./provider-tool-parts.ts";
 import { withRetries } from "./retry.ts";
 import { type ProviderConfig, requireKey, setting } from "./settings.ts";
 import { isStrictSchema } from "./strict-schema.ts";

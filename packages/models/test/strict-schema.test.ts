@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isStrictSchema, strictSchemaIssues } from "../../src/models/providers/strict-schema.ts";
+import { isStrictSchema, strictSchemaIssues } from "../src/providers/strict-schema.ts";
 
 const strictObject = (
   properties: Record<string, unknown>,

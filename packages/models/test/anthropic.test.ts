@@ -1,8 +1,8 @@
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { ModelError } from "@opencomputer/runtime";
+import { json, readAll, sse, startFakeApi } from "@opencomputer/testkit/model-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ModelError } from "../../src/models/model-error.ts";
-import { anthropicProvider } from "../../src/models/providers/anthropic.ts";
-import { json, readAll, sse, startFakeApi } from "./fake-server.ts";
+import { anthropicProvider } from "../src/providers/anthropic.ts";
 import { callOptions, fastRetry } from "./prompt.ts";
 
 const KEY = "sk-ant-test-0123456789abcdef";
