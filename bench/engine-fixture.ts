@@ -17,6 +17,7 @@ import {
   type SqliteStore,
   type SqliteStoreOptions,
 } from "@opencomputer/store-sqlite";
+import { createWorkerExecution } from "@opencomputer/workers";
 import { AGENT_ID, SCRIPT_MODEL, SUPPORT_DIR, USER_TEXT } from "./scenario.ts";
 
 export type Durability = "normal" | "full";
@@ -32,11 +33,16 @@ export interface EngineFixture {
   close(): Promise<void>;
 }
 
+/** A runtime's options in a benchmark: "worker" asks for worker processes, made here. */
+export type EngineOptions = Omit<Partial<RuntimeOptions>, "execution"> & {
+  execution?: "in-process" | "worker";
+};
+
 /** A runtime on `store` running the support example on its scripted model (not started). */
 export function supportRuntime(store: Store, extra: Partial<RuntimeOptions> = {}): Runtime {
   return createRuntime({
     store,
-    agents: createSourceAgents(SUPPORT_DIR),
+    agents: extra.agents ?? createSourceAgents(SUPPORT_DIR),
     models: createModelResolver({
       providers: { script: createScriptModel },
       override: SCRIPT_MODEL,
@@ -48,14 +54,20 @@ export function supportRuntime(store: Store, extra: Partial<RuntimeOptions> = {}
 export async function openEngine(
   durability: Durability,
   /** E.g. `{ execution: "worker" }` for the engine-worker benchmark. */
-  extra: Partial<RuntimeOptions> = {},
+  { execution, ...extra }: EngineOptions = {},
   /** E.g. `{ groupCommitMs: 0 }` for the engine-per-commit benchmark. */
   storeOptions: Partial<SqliteStoreOptions> = {},
 ): Promise<EngineFixture> {
   const dir = mkdtempSync(join(tmpdir(), "oc-bench-"));
   const dbPath = join(dir, "data.db");
   const store = createSqliteStore({ path: dbPath, durability, ...storeOptions });
-  const runtime = supportRuntime(store, extra);
+  const agents = createSourceAgents(SUPPORT_DIR);
+  const workers = execution === "worker" ? createWorkerExecution({ agents }) : undefined;
+  const runtime = supportRuntime(store, {
+    ...extra,
+    agents,
+    ...(workers ? { execution: workers } : {}),
+  });
   await runtime.start();
 
   async function runOnce(phases?: PhaseSink) {
@@ -79,6 +91,7 @@ export async function openEngine(
     runOnce,
     async close() {
       await runtime.close();
+      await workers?.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },

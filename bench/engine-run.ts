@@ -1,8 +1,8 @@
 // The DESIGN target: one run of the support agent through the engine, every event committed to
 // SQLite before the next step, measured run after run.
-import type { Runtime, RuntimeOptions } from "@opencomputer/runtime";
+import type { Runtime } from "@opencomputer/runtime";
 import type { SqliteStoreOptions } from "@opencomputer/store-sqlite";
-import { type Durability, openEngine } from "./engine-fixture.ts";
+import { type Durability, type EngineOptions, openEngine } from "./engine-fixture.ts";
 import { type LatencySummary, measure, percentile } from "./stats.ts";
 
 /**
@@ -47,7 +47,7 @@ export interface EngineResult extends LatencySummary {
 export async function benchEngine(
   durability: Durability,
   opts: { warmup: number; runs: number },
-  extra: Partial<RuntimeOptions> = {},
+  extra: EngineOptions = {},
   storeOptions: Partial<SqliteStoreOptions> = {},
 ): Promise<EngineResult> {
   const engine = await openEngine(durability, extra, storeOptions);

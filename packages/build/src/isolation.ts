@@ -7,7 +7,7 @@
 
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { bwrapAvailable, bwrapLauncher, type WorkerLauncher } from "@opencomputer/runtime";
+import { bwrapAvailable, bwrapLauncher, type WorkerLauncher } from "@opencomputer/workers";
 
 /** The uid/gid project code runs as when a root build cannot sandbox it (the workers' uid). */
 export const UNPRIVILEGED_ID = 65534;

@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bwrapAvailable } from "@opencomputer/runtime";
+import { bwrapAvailable } from "@opencomputer/workers";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildIsolation, type CommandIO, runBuildCommand, UNPRIVILEGED_ID } from "../src/index.ts";
 import { copyFixture } from "./helpers.ts";

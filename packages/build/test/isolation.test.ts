@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bwrapAvailable } from "@opencomputer/runtime";
+import { bwrapAvailable } from "@opencomputer/workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildIsolation, buildProject, checkProject, UNPRIVILEGED_ID } from "../src/index.ts";
 import { errorProbe, type Probe, probeProject, toolProbe } from "./isolation-probe.ts";

@@ -13,11 +13,16 @@
 
 import { OpenComputerError } from "@opencomputer/agent";
 import { sandboxUnavailable } from "@opencomputer/build";
-import { bwrapLauncher, type RuntimeOptions } from "@opencomputer/runtime";
+import type { AgentResolver, ExecutionOption, Logger } from "@opencomputer/runtime";
+import {
+  bwrapLauncher,
+  createWorkerExecution,
+  type WorkerPoolOptions,
+} from "@opencomputer/workers";
 
 export interface ExecutionChoice {
-  /** Spread into createRuntime. */
-  options: Pick<RuntimeOptions, "execution" | "workers">;
+  /** In-process, or worker processes with these settings (started by `startExecution`). */
+  options: { execution: "in-process" | "worker"; workers?: WorkerPoolOptions };
   /** One line for the server's start-up banner. */
   description: string;
 }
@@ -69,4 +74,21 @@ function networkOf(env: NodeJS.ProcessEnv): "gateway" | "host" {
     `OPENCOMPUTER_WORKER_NETWORK must be "gateway" (agent code reaches only connections) or "host" (the host's network); got "${value}"`,
     { path: "OPENCOMPUTER_WORKER_NETWORK" },
   );
+}
+
+/** The runtime's `execution` for a choice; `close` stops its worker processes (after the runtime). */
+export function startExecution(
+  choice: ExecutionChoice,
+  agents: AgentResolver,
+  log?: Logger,
+): { execution: ExecutionOption; close(): Promise<void> } {
+  if (choice.options.execution === "in-process") {
+    return { execution: "in-process", close: async () => {} };
+  }
+  const workers = createWorkerExecution({
+    ...choice.options.workers,
+    agents,
+    ...(log ? { log } : {}),
+  });
+  return { execution: workers, close: () => workers.close() };
 }

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bwrapAvailable } from "@opencomputer/runtime";
+import { bwrapAvailable } from "@opencomputer/workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { cliExecution } from "../src/execution.ts";
 

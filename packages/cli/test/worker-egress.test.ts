@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
-import { bwrapAvailable } from "@opencomputer/runtime";
+import { bwrapAvailable } from "@opencomputer/workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DevServer, startDev } from "./dev-server.ts";
 

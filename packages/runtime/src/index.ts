@@ -1,4 +1,9 @@
 export {
+  AgentCode,
+  type RenderRef,
+  WORKER_KEPT_RENDERS,
+} from "./agents/agent-code.ts";
+export {
   type AgentExecution,
   type AgentHandle,
   type CodeOutcome,
@@ -9,6 +14,7 @@ export {
   WorkerLostError,
 } from "./agents/execution.ts";
 export { createInProcessExecution } from "./agents/in-process.ts";
+export { locatedAgents } from "./agents/located.ts";
 export type { AgentLocation, AgentResolver, LoadedAgent } from "./agents/resolver.ts";
 export { AgentNotFoundError, createSourceAgents, parseAgentRef } from "./agents/source-agents.ts";
 export { createStaticAgents, type StaticAgentsOptions } from "./agents/static-agents.ts";
@@ -23,6 +29,7 @@ export { Notifier } from "./engine/notifier.ts";
 export { RESULT_LIMIT_BYTES } from "./engine/result-commit.ts";
 export {
   createRuntime,
+  type ExecutionOption,
   type Runtime,
   type RuntimeOptions,
   type SendTurnOptions,
@@ -61,27 +68,3 @@ export {
 export { StoreError } from "./store/errors.ts";
 export type * from "./store/port.ts";
 export type * from "./store/records.ts";
-export {
-  type BwrapLauncherOptions,
-  bwrapAvailable,
-  bwrapLauncher,
-} from "./worker/bwrap-launcher.ts";
-export type { ExecutionOption, WorkerSettings } from "./worker/execution-option.ts";
-export type {
-  Admission,
-  LaunchContext,
-  WorkerCommand,
-  WorkerLauncher,
-} from "./worker/worker-command.ts";
-export {
-  createWorkerExecution,
-  type WorkerExecutionOptions,
-  workerEnv,
-} from "./worker/worker-execution.ts";
-export {
-  DEFAULT_WORKER_LIMITS,
-  type WorkerLimits,
-  workerLimitsOf,
-} from "./worker/worker-limits.ts";
-export { DEFAULT_WORKER_NETWORK, type WorkerNetwork } from "./worker/worker-network.ts";
-export { DEFAULT_TIMINGS, type WorkerTimings } from "./worker/worker-timings.ts";

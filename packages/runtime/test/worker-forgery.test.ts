@@ -7,7 +7,8 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { createWorkerExecution, EventRecord } from "@opencomputer/runtime";
+import type { EventRecord } from "@opencomputer/runtime";
+import type { createWorkerExecution } from "@opencomputer/workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Harness, harness, ofType, TEST_WORKERS, until } from "./engine/harness.ts";
 

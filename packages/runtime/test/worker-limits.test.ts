@@ -8,13 +8,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OpenComputerError } from "@opencomputer/agent";
+import { createStaticAgents, type EventRecord } from "@opencomputer/runtime";
 import {
   bwrapLauncher,
-  createStaticAgents,
   createWorkerExecution,
-  type EventRecord,
-  type WorkerSettings,
-} from "@opencomputer/runtime";
+  type WorkerPoolOptions,
+} from "@opencomputer/workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Harness, harness, ofType, TEST_WORKERS, until } from "./engine/harness.ts";
 
@@ -32,7 +31,7 @@ function execution(): Workers {
   return h.runtime.execution as Workers;
 }
 
-async function start(workers: WorkerSettings): Promise<string> {
+async function start(workers: WorkerPoolOptions): Promise<string> {
   h = await harness({
     agentsModule: AGENTS,
     execution: "worker",
@@ -155,7 +154,7 @@ describe.each([
 describe("worker limit options", () => {
   it("a bad limit or network is refused with invalid_option naming the field", async () => {
     h = await harness({ agentsModule: AGENTS });
-    const bad: Array<[WorkerSettings, string]> = [
+    const bad: Array<[WorkerPoolOptions, string]> = [
       [{ limits: { memoryMiB: 64 } }, "workers.limits.memoryMiB"],
       [{ limits: { maxTasks: 1.5 } }, "workers.limits.maxTasks"],
       [{ limits: { cpus: 0 } }, "workers.limits.cpus"],

@@ -7,12 +7,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OpenComputerError } from "@opencomputer/agent";
-import {
-  createStaticAgents,
-  createWorkerExecution,
-  type EventRecord,
-  type WorkerSettings,
-} from "@opencomputer/runtime";
+import { createStaticAgents, type EventRecord } from "@opencomputer/runtime";
+import { createWorkerExecution, type WorkerPoolOptions } from "@opencomputer/workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Harness, harness, ofType, TEST_WORKERS, until } from "./engine/harness.ts";
 
@@ -25,7 +21,7 @@ afterEach(async () => {
 });
 
 /** A harness whose script has every session call `act` once in `<dir>/acts`, then answer. */
-async function poolHarness(workers: WorkerSettings): Promise<{ dir: string }> {
+async function poolHarness(workers: WorkerPoolOptions): Promise<{ dir: string }> {
   h = await harness({ agentsModule: AGENTS, execution: "worker", workers });
   const dir = join(h.dir, "acts");
   mkdirSync(dir);

@@ -16,7 +16,7 @@ import { createHandler, createKeyFileAuth, KeyFile, serve } from "@opencomputer/
 import { noExtra, parse } from "../args.ts";
 import { projectComputers } from "../computers.ts";
 import { projectEgress } from "../egress.ts";
-import { cliExecution } from "../execution.ts";
+import { cliExecution, startExecution } from "../execution.ts";
 import { openStore } from "../store-url.ts";
 import { keyFilePath } from "./keys.ts";
 
@@ -70,13 +70,15 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
     runtime: () => runtime,
   });
   const execution = cliExecution(projectDir);
+  const agents = createDeploymentAgents(projectDir);
+  const running = startExecution(execution, agents);
   const runtime = createRuntime({
     ...opened.runtimeOptions,
     egress: egress.source,
     store,
     builtInTools: computers.tools,
-    agents: createDeploymentAgents(projectDir),
-    ...execution.options,
+    agents,
+    execution: running.execution,
     models: createModelResolver({
       providers: { ...defaultProviders(), script: createScriptModel },
     }),
@@ -124,6 +126,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   watcher?.close();
   await served.close();
   await runtime.close();
+  await running.close();
   await egress.close();
   await computers.close();
   await opened.close();

@@ -1,3 +1,6 @@
+import type { AgentExecution } from "../agents/execution.ts";
+import { createInProcessExecution } from "../agents/in-process.ts";
+import { locatedAgents } from "../agents/located.ts";
 import type { AgentResolver } from "../agents/resolver.ts";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
@@ -13,11 +16,6 @@ import type {
   TurnMode,
   TurnRecord,
 } from "../store/records.ts";
-import {
-  type ExecutionOption,
-  resolveExecution,
-  type WorkerSettings,
-} from "../worker/execution-option.ts";
 import { NotFoundError } from "./api-errors.ts";
 import { createApprovals } from "./approvals.ts";
 import { ASK_ID } from "./ask.ts";
@@ -80,13 +78,12 @@ export interface RuntimeOptions {
    * process that queued it (and whose client waits there) normally runs it (default 100).
    */
   remoteClaimDelayMs?: number;
-  /** Where agent code runs: "in-process" (default) or "worker" processes (docs/workers.md). */
-  execution?: ExecutionOption;
   /**
-   * Timings, extra environment, the microvm sandbox and the pool size (`maxWorkers`) of worker
-   * processes.
+   * Where agent code runs: "in-process" (default), or an AgentExecution the caller made and
+   * closes, e.g. worker processes (`createWorkerExecution` from @opencomputer/workers,
+   * docs/workers.md).
    */
-  workers?: WorkerSettings;
+  execution?: ExecutionOption;
   /** The egress gateway URL and per-session token sent with every execution of agent code. */
   egress?: EgressSource;
 }
@@ -104,6 +101,25 @@ export interface SendTurnResult {
   duplicate: boolean;
 }
 
+/** Where agent code runs: in this process, or through an execution the caller owns. */
+export type ExecutionOption = "in-process" | AgentExecution;
+
+/** The execution to use, the resolver the engine loads through, and whether the runtime owns it. */
+function resolveExecution(
+  option: ExecutionOption | undefined,
+  agents: AgentResolver,
+): { execution: AgentExecution; agents: AgentResolver; owned: boolean } {
+  if (option === undefined || option === "in-process") {
+    return { execution: createInProcessExecution(agents), agents, owned: true };
+  }
+  // Agent code runs elsewhere: the engine must not import it, only locate it.
+  return {
+    execution: option,
+    agents: option.kind === "worker" ? locatedAgents(agents) : agents,
+    owned: false,
+  };
+}
+
 const consoleLog: Logger = {
   error: (message, fields) => console.error(JSON.stringify({ level: "error", message, ...fields })),
   warn: (message, fields) => console.error(JSON.stringify({ level: "warn", message, ...fields })),
@@ -115,7 +131,7 @@ export type Runtime = ReturnType<typeof createRuntime>;
 export function createRuntime(options: RuntimeOptions) {
   const leaseMs = options.leaseMs ?? 30_000;
   const log = options.log ?? consoleLog;
-  const running = resolveExecution(options.execution, options.agents, options.workers, log);
+  const running = resolveExecution(options.execution, options.agents);
   const ctx: EngineContext = {
     store: options.store,
     agents: running.agents,

@@ -12,9 +12,9 @@ import {
   type Logger,
   type RuntimeOptions,
   type Store,
-  type WorkerSettings,
 } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
+import { createWorkerExecution, type WorkerPoolOptions } from "@opencomputer/workers";
 import { protocolChecked } from "../protocol-check.ts";
 
 export interface Harness {
@@ -29,7 +29,7 @@ export interface Harness {
   ): Promise<{ sessionId: string; turnId: string; events: EventRecord[] }>;
   events(sessionId: string): Promise<EventRecord[]>;
   script(name: string, steps: ScriptStep[]): void;
-  newRuntime(options?: Partial<RuntimeOptions>): ReturnType<typeof createRuntime>;
+  newRuntime(options?: HarnessRuntimeOptions): ReturnType<typeof createRuntime>;
   close(): Promise<void>;
 }
 
@@ -37,8 +37,17 @@ export interface Harness {
 export type HarnessExecution = "in-process" | "worker";
 export const EXECUTIONS: readonly HarnessExecution[] = ["in-process", "worker"];
 
+/** A runtime's options in a harness: where agent code runs is named, the harness builds it. */
+export interface HarnessRuntimeOptions extends Partial<Omit<RuntimeOptions, "execution">> {
+  execution?: HarnessExecution;
+  /** The worker processes' settings when `execution` is "worker". */
+  workers?: WorkerPoolOptions;
+}
+
 export interface HarnessOptions
   extends Partial<Omit<RuntimeOptions, "store" | "agents" | "models" | "execution">> {
+  /** The worker processes' settings when `execution` is "worker". */
+  workers?: WorkerPoolOptions;
   /** Agents as functions of the test file: they can only run in-process. */
   agents?: Record<string, AgentFunction>;
   /**
@@ -80,21 +89,37 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
   if (options.execution === "worker" && !modules) {
     throw new Error("harness: execution worker needs agentsModule (functions cannot cross)");
   }
-  const newRuntime = (extra: Partial<RuntimeOptions> = {}) => {
+  const newRuntime = (extraOptions: HarnessRuntimeOptions = {}) => {
     const {
       agents: _a,
       agentsModule: _m,
       execution,
+      workers,
       steps: _s,
       providers,
       model,
       wrapStore,
       ...rest
     } = options;
+    const { execution: extraExecution, workers: extraWorkers, ...extra } = extraOptions;
+    const resolver = createStaticAgents({
+      projectDir: dir,
+      agents,
+      ...(modules ? { modules } : {}),
+    });
+    // Worker processes are the caller's to make and close (the runtime only uses them).
+    const workerExecution =
+      (extraExecution ?? execution) === "worker"
+        ? createWorkerExecution({
+            ...("workers" in extraOptions ? extraWorkers : workers),
+            agents: resolver,
+            log: extra.log ?? rest.log ?? log,
+          })
+        : undefined;
     const rt = createRuntime({
       store: wrapStore ? wrapStore(checked.store) : checked.store,
-      agents: createStaticAgents({ projectDir: dir, agents, ...(modules ? { modules } : {}) }),
-      execution: execution ?? "in-process",
+      agents: resolver,
+      execution: workerExecution ?? "in-process",
       models: createModelResolver({
         providers: { script: createScriptModel, ...providers },
         override: model ?? "script/test",
@@ -104,6 +129,13 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
       ...rest,
       ...extra,
     });
+    if (workerExecution) {
+      const close = rt.close;
+      rt.close = async () => {
+        await close();
+        await workerExecution.close();
+      };
+    }
     runtimes.push(rt);
     return rt;
   };
@@ -160,7 +192,7 @@ async function agentsOf(file: string | undefined): Promise<Record<string, AgentF
 }
 
 /** Worker timings short enough for tests that kill or hang a worker. */
-export const TEST_WORKERS: WorkerSettings = {
+export const TEST_WORKERS: WorkerPoolOptions = {
   timings: { heartbeatMs: 50, heartbeatTimeoutMs: 2000, renderDeadlineMs: 5000 },
 };
 

@@ -3,8 +3,8 @@
 // a render made after the call (so it sees what the call changed), fail the step as that render
 // would have, and not be used when calls overlap.
 import { fileURLToPath } from "node:url";
+import { WorkerProcess } from "@opencomputer/workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { WorkerProcess } from "../../src/worker/worker-process.ts";
 import { type Harness, harness, ofType, TEST_WORKERS } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/worker-agents.ts", import.meta.url));

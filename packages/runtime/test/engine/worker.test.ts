@@ -6,12 +6,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createModelResolver, createScriptModel } from "@opencomputer/models";
-import {
-  bwrapLauncher,
-  createRuntime,
-  createStaticAgents,
-  type createWorkerExecution,
-} from "@opencomputer/runtime";
+import { createRuntime, createStaticAgents } from "@opencomputer/runtime";
+import { bwrapLauncher, createWorkerExecution } from "@opencomputer/workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Harness, harness, ofType, TEST_WORKERS, types, until } from "./harness.ts";
 
@@ -135,19 +131,22 @@ describe("a worker lost mid-turn", () => {
 
   it("a module that fails as it loads fails the turn deployment_invalid, none of it runs", async () => {
     h = await harness({ agentsModule: AGENTS, steps: [{ text: "never" }] });
+    const agents = createStaticAgents({
+      projectDir: h.dir,
+      agents: { agent: () => "never" },
+      modules: { agent: BROKEN },
+    });
+    const log = { error() {}, warn() {} };
+    const workers = createWorkerExecution({ agents, log });
     const runtime = createRuntime({
       store: h.store,
-      agents: createStaticAgents({
-        projectDir: h.dir,
-        agents: { agent: () => "never" },
-        modules: { agent: BROKEN },
-      }),
+      agents,
       models: createModelResolver({
         providers: { script: createScriptModel },
         override: "script/test",
       }),
-      execution: "worker",
-      log: { error() {}, warn() {} },
+      execution: workers,
+      log,
     });
     try {
       const { session } = await runtime.sessions.create({ agentId: "agent" });
@@ -158,6 +157,7 @@ describe("a worker lost mid-turn", () => {
       expect(failed.message).toMatch(/its worker failed to load: fails at import/);
     } finally {
       await runtime.close();
+      await workers.close();
     }
   });
 });

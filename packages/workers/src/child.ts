@@ -5,8 +5,8 @@
 
 import { createConnection, createServer } from "node:net";
 import { type AgentFunction, type JsonValue, RenderError } from "@opencomputer/agent";
-import { AgentCode, WORKER_KEPT_RENDERS } from "../agents/agent-code.ts";
-import type { CodeOutcome, Egress } from "../agents/execution.ts";
+import type { CodeOutcome, Egress } from "@opencomputer/runtime";
+import { AgentCode, WORKER_KEPT_RENDERS } from "@opencomputer/runtime/agent-code";
 import { bridgeSocket, loopbackPort, splice } from "./gateway-bridge.ts";
 import {
   type ParentMessage,

@@ -4,7 +4,7 @@
 
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { AgentLocation } from "../agents/resolver.ts";
+import type { AgentLocation } from "@opencomputer/runtime";
 import type { WorkerLimits } from "./worker-limits.ts";
 
 export const CHILD_SCRIPT = fileURLToPath(new URL("./child.ts", import.meta.url));

@@ -7,8 +7,8 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { type JsonValue, RenderError } from "@opencomputer/agent";
-import { type CodeOutcome, type RenderedAgent, WorkerLostError } from "../agents/execution.ts";
-import type { AgentLocation } from "../agents/resolver.ts";
+import type { AgentLocation } from "@opencomputer/runtime";
+import { type CodeOutcome, type RenderedAgent, WorkerLostError } from "@opencomputer/runtime";
 import type { GatewayBridge } from "./gateway-bridge.ts";
 import { type ParentMessage, type WireError, type WorkerMessage, wellFormed } from "./protocol.ts";
 import type { WorkerLauncher } from "./worker-command.ts";

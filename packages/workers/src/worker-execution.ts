@@ -5,11 +5,9 @@
 
 import { tmpdir } from "node:os";
 import { OpenComputerError } from "@opencomputer/agent";
+import type { AgentExecution, AgentResolver, ExecutionMode, Logger } from "@opencomputer/runtime";
+import { WorkerLostError } from "@opencomputer/runtime";
 import type { CgroupStatus } from "@opencomputer/sandbox";
-import type { AgentExecution, ExecutionMode } from "../agents/execution.ts";
-import { WorkerLostError } from "../agents/execution.ts";
-import type { AgentResolver } from "../agents/resolver.ts";
-import type { Logger } from "../engine/context.ts";
 import { GatewayBridge } from "./gateway-bridge.ts";
 import type { WorkerLauncher } from "./worker-command.ts";
 import { WorkerGroups } from "./worker-groups.ts";
@@ -53,6 +51,12 @@ export interface WorkerExecutionOptions {
   maxWorkers?: number;
   log?: Logger;
 }
+
+/**
+ * How a runtime's worker processes are set up (timings, environment, sandbox, limits, pool
+ * size): createWorkerExecution's options without the resolver and logger it is given.
+ */
+export type WorkerPoolOptions = Omit<WorkerExecutionOptions, "agents" | "log">;
 
 /** The whole environment a worker starts with (plus `options.env`): nothing of the control plane's. */
 export function workerEnv(extra: Record<string, string> = {}): Record<string, string> {

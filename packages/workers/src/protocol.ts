@@ -8,7 +8,7 @@
 // (docs/workers.md, "Threat model").
 
 import type { AgentInput, Decision, JsonValue } from "@opencomputer/agent";
-import type { CodeOutcome, Egress, RenderedAgent } from "../agents/execution.ts";
+import type { CodeOutcome, Egress, RenderedAgent } from "@opencomputer/runtime";
 
 /** Bumped on any incompatible change; a worker of another version is refused at the handshake. */
 export const PROTOCOL_VERSION = 3;

@@ -8,8 +8,7 @@
 // still made after the call and before the next step, by the same code, and fails the step as
 // that render would have; one lost with its worker, or that did not come, is made again.
 
-import type { AgentHandle, RenderedAgent } from "../agents/execution.ts";
-import type { AgentLocation } from "../agents/resolver.ts";
+import type { AgentHandle, AgentLocation, RenderedAgent } from "@opencomputer/runtime";
 import type { WorkerPool } from "./worker-pool.ts";
 import type { NextRender } from "./worker-process.ts";
 

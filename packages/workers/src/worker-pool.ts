@@ -12,7 +12,7 @@
 // call waits for a worker to come free.
 
 import { OpenComputerError } from "@opencomputer/agent";
-import { WorkerLostError } from "../agents/execution.ts";
+import { WorkerLostError } from "@opencomputer/runtime";
 import { WorkerProcess, type WorkerStart } from "./worker-process.ts";
 
 export const DEFAULT_MAX_WORKERS = 4;

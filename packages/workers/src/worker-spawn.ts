@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
-import type { AgentLocation } from "../agents/resolver.ts";
+import type { AgentLocation } from "@opencomputer/runtime";
 import {
   type Admission,
   CHILD_SCRIPT,

@@ -4,7 +4,7 @@
 
 import type { ChildProcess } from "node:child_process";
 import { OpenComputerError } from "@opencomputer/agent";
-import type { AgentLocation } from "../agents/resolver.ts";
+import type { AgentLocation } from "@opencomputer/runtime";
 import { type ParentMessage, PROTOCOL_VERSION, wellFormed } from "./protocol.ts";
 import type { WorkerTimings } from "./worker-timings.ts";
 

@@ -4,7 +4,7 @@
 // control plane's processes do not exist in it) and /tmp. Unlike a computer it gets no
 // writable workspace: only the runtime's own code, the deployment and what its location names,
 // all read-only. By default it has no network (the gateway bridge carries egress); with
-// `workers.network: "host"` default sessions share the host's, microvm sessions never do. Inside,
+// `network: "host"` (createWorkerExecution) default sessions share the host's, microvm sessions never do. Inside,
 // prlimit applies the rlimits a control group cannot (file size, open files) and a process count.
 
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
@@ -146,18 +146,29 @@ function packageRoots(file: string): string[] {
 
 /**
  * node_modules holding tsx (and, in a workspace, symlinks to our packages) plus the real
- * directories of the @opencomputer packages the runtime depends on (the worker imports them).
+ * directories of the @opencomputer packages the worker imports: this package's dependencies and
+ * theirs (the child loads the runtime's agent code, which loads the SDK and the protocol).
  */
 function installPaths(): string[] {
   const require = createRequire(CHILD_SCRIPT);
   const tsx = require.resolve("tsx");
   const modules = tsx.slice(0, tsx.lastIndexOf("/node_modules/") + "/node_modules".length);
-  const self = realpathSync(fileURLToPath(new URL("../..", import.meta.url)));
-  const manifest = JSON.parse(readFileSync(join(self, "package.json"), "utf8")) as {
-    dependencies?: Record<string, string>;
-  };
-  const ours = Object.keys(manifest.dependencies ?? {}).filter((name) =>
-    name.startsWith("@opencomputer/"),
-  );
-  return [modules, self, ...ours.map((name) => realpathSync(packageRoot(require.resolve(name))))];
+  const self = realpathSync(fileURLToPath(new URL("..", import.meta.url)));
+  const found = new Set<string>([self]);
+  const queue = [self];
+  while (queue.length > 0) {
+    const dir = queue.pop()!;
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+    };
+    const from = createRequire(join(dir, "package.json"));
+    for (const name of Object.keys(manifest.dependencies ?? {})) {
+      if (!name.startsWith("@opencomputer/")) continue;
+      const root = realpathSync(packageRoot(from.resolve(name)));
+      if (found.has(root)) continue;
+      found.add(root);
+      queue.push(root);
+    }
+  }
+  return [modules, ...found];
 }
