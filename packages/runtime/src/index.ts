@@ -3,25 +3,13 @@ export {
   type RenderRef,
   WORKER_KEPT_RENDERS,
 } from "./agents/agent-code.ts";
-export {
-  type AgentExecution,
-  type AgentHandle,
-  type CodeOutcome,
-  type Egress,
-  type ExecutionMode,
-  type RenderedAgent,
-  type ToolDescriptor,
-  WorkerLostError,
-} from "./agents/execution.ts";
 export { createInProcessExecution } from "./agents/in-process.ts";
 export { locatedAgents } from "./agents/located.ts";
-export type { AgentLocation, AgentResolver, LoadedAgent } from "./agents/resolver.ts";
 export { AgentNotFoundError, createSourceAgents, parseAgentRef } from "./agents/source-agents.ts";
 export { createStaticAgents, type StaticAgentsOptions } from "./agents/static-agents.ts";
 export { isoNow } from "./clock.ts";
 export { canonicalJson, jsonDigest } from "./digest.ts";
 export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
-export type { BuiltInResult, BuiltInTool, BuiltInToolContext } from "./engine/built-in-tool.ts";
 export type { ComputerChange } from "./engine/computer-record.ts";
 export type { EgressGrant, EgressRequest, EgressSource, Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
@@ -39,14 +27,19 @@ export type { ListSessionsOptions, SessionListRow } from "./engine/session-list.
 export { type CreateSessionOptions, PROJECT_ID } from "./engine/session-options.ts";
 export { TOOL_OUTPUT_LIMIT_BYTES } from "./engine/tool-call.ts";
 export type { SessionView, TurnView } from "./engine/view.ts";
-export {
-  queuesWork,
-  type SessionSignal,
-  SignalFanout,
-  type SignalListener,
-  type WorkSignal,
-} from "./engine/work-signal.ts";
 export { newId } from "./ids.ts";
+export {
+  type AgentExecution,
+  type AgentHandle,
+  type CodeOutcome,
+  type Egress,
+  type ExecutionMode,
+  type RenderedAgent,
+  type ToolDescriptor,
+  WorkerLostError,
+} from "./ports/agent-execution.ts";
+export type { AgentLocation, AgentResolver, LoadedAgent } from "./ports/agent-resolver.ts";
+export type { BuiltInResult, BuiltInTool, BuiltInToolContext } from "./ports/built-in-tool.ts";
 export {
   hasWholeSteps,
   type ModelContext,
@@ -65,6 +58,13 @@ export {
   type WebSearchSummary,
   withProviderTools,
 } from "./ports/provider-tools.ts";
-export { StoreError } from "./store/errors.ts";
-export type * from "./store/port.ts";
-export type * from "./store/records.ts";
+export type * from "./ports/records.ts";
+export type * from "./ports/store.ts";
+export { StoreError } from "./ports/store-errors.ts";
+export {
+  queuesWork,
+  type SessionSignal,
+  SignalFanout,
+  type SignalListener,
+  type WorkSignal,
+} from "./ports/work-signal.ts";

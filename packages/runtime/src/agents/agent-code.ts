@@ -11,7 +11,6 @@ import {
   type Tool,
 } from "@opencomputer/agent";
 import { newId } from "../ids.ts";
-import { withEgress } from "./egress.ts";
 import type {
   ApplyRequest,
   CodeOutcome,
@@ -21,7 +20,8 @@ import type {
   RenderRequest,
   RunToolRequest,
   ToolDescriptor,
-} from "./execution.ts";
+} from "../ports/agent-execution.ts";
+import { withEgress } from "./egress.ts";
 
 /** Renders a worker keeps for their tool objects; a call whose render is gone renders again. */
 export const WORKER_KEPT_RENDERS = 512;

@@ -4,7 +4,7 @@
 // a worker with the values the control plane sent along with the call.
 
 import { runWithEgress } from "@opencomputer/agent";
-import type { Egress } from "./execution.ts";
+import type { Egress } from "../ports/agent-execution.ts";
 
 /** Runs `fn` with the egress context set when the call carries one. */
 export function withEgress<T>(

@@ -2,9 +2,9 @@
 // did before workers existed. No isolation: the code shares the control plane's memory and
 // environment, so a deployment that must not see secrets runs in workers instead.
 
+import type { AgentExecution, AgentHandle } from "../ports/agent-execution.ts";
+import type { AgentResolver, LoadedAgent } from "../ports/agent-resolver.ts";
 import { AgentCode } from "./agent-code.ts";
-import type { AgentExecution, AgentHandle } from "./execution.ts";
-import type { AgentResolver, LoadedAgent } from "./resolver.ts";
 
 export function createInProcessExecution(agents: AgentResolver): AgentExecution {
   // Resolvers load a deployment once; one AgentCode per loaded agent follows from that.

@@ -3,7 +3,7 @@
 // this resolver answers from `locate` instead, and the agent's code loads in the worker.
 
 import { OpenComputerError } from "@opencomputer/agent";
-import type { AgentResolver, LoadedAgent } from "./resolver.ts";
+import type { AgentResolver, LoadedAgent } from "../ports/agent-resolver.ts";
 
 export function locatedAgents(agents: AgentResolver): AgentResolver {
   return {

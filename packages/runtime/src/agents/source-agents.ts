@@ -4,8 +4,8 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AgentFunction } from "@opencomputer/agent";
 import { OpenComputerError } from "@opencomputer/agent";
+import type { AgentResolver, LoadedAgent } from "../ports/agent-resolver.ts";
 import { MODULE_LOADER } from "./module-loader.ts";
-import type { AgentResolver, LoadedAgent } from "./resolver.ts";
 
 const AGENT_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 

@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import type { AgentFunction } from "@opencomputer/agent";
+import type { AgentResolver } from "../ports/agent-resolver.ts";
 import { MODULE_LOADER } from "./module-loader.ts";
-import type { AgentResolver } from "./resolver.ts";
 import { AgentNotFoundError, parseAgentRef } from "./source-agents.ts";
 
 export interface StaticAgentsOptions {

@@ -1,8 +1,8 @@
-import type { ToolDescriptor } from "../agents/execution.ts";
 import { isoNow } from "../clock.ts";
 import { jsonDigest } from "../digest.ts";
 import { newId } from "../ids.ts";
-import type { ApprovalRecord, ToolCallRecord } from "../store/records.ts";
+import type { ToolDescriptor } from "../ports/agent-execution.ts";
+import type { ApprovalRecord, ToolCallRecord } from "../ports/records.ts";
 import { checkCard } from "./approval-card.ts";
 import { write } from "./context.ts";
 import { egressFor } from "./egress-for.ts";

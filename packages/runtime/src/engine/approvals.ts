@@ -1,9 +1,9 @@
-import { type AgentHandle, type RenderedAgent, WorkerLostError } from "../agents/execution.ts";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
-import { StoreError } from "../store/errors.ts";
-import type { ApprovalPatch, NewEvent } from "../store/port.ts";
-import type { ApprovalRecord, ApprovalStatus } from "../store/records.ts";
+import { type AgentHandle, type RenderedAgent, WorkerLostError } from "../ports/agent-execution.ts";
+import type { ApprovalRecord, ApprovalStatus } from "../ports/records.ts";
+import type { ApprovalPatch, NewEvent } from "../ports/store.ts";
+import { StoreError } from "../ports/store-errors.ts";
 import { ConflictError, NotFoundError } from "./api-errors.ts";
 import { ASK_ID } from "./ask.ts";
 import { type EngineContext, write } from "./context.ts";

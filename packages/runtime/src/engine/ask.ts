@@ -2,7 +2,7 @@ import type { LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import type { JsonValue } from "@opencomputer/agent";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
-import type { ToolCallRecord } from "../store/records.ts";
+import type { ToolCallRecord } from "../ports/records.ts";
 import { settleTurn } from "./settle.ts";
 import { commitFailure } from "./tool-call.ts";
 import type { TurnScope } from "./turn-scope.ts";

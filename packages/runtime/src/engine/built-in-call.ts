@@ -1,9 +1,9 @@
 import type { LanguageModelV3Content, LanguageModelV3Source } from "@ai-sdk/provider";
 import { assertJsonCompatible, type JsonValue } from "@opencomputer/agent";
+import type { BuiltInTool } from "../ports/built-in-tool.ts";
 import { summarizeWebSearch, WEB_SEARCH_ID } from "../ports/provider-tools.ts";
-import type { NewEvent } from "../store/port.ts";
-import type { ToolCallRecord } from "../store/records.ts";
-import type { BuiltInTool } from "./built-in-tool.ts";
+import type { ToolCallRecord } from "../ports/records.ts";
+import type { NewEvent } from "../ports/store.ts";
 import { write } from "./context.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { commitFailure, commitSuccess } from "./tool-call.ts";

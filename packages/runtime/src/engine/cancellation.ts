@@ -1,7 +1,7 @@
 import { isoNow } from "../clock.ts";
-import { StoreError } from "../store/errors.ts";
-import type { NewEvent, WriteOp } from "../store/port.ts";
-import type { TurnRecord } from "../store/records.ts";
+import type { TurnRecord } from "../ports/records.ts";
+import type { NewEvent, WriteOp } from "../ports/store.ts";
+import { StoreError } from "../ports/store-errors.ts";
 import { type EngineContext, write } from "./context.ts";
 import { closeQuestion } from "./question-input.ts";
 import type { SessionWorker } from "./session-worker.ts";

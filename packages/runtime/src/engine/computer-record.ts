@@ -1,6 +1,6 @@
 import type { JsonValue } from "@opencomputer/agent";
 import { isoNow } from "../clock.ts";
-import type { NewEvent } from "../store/port.ts";
+import type { NewEvent } from "../ports/store.ts";
 import { type EngineContext, write } from "./context.ts";
 
 /** A change of a session's computer, as a computer provider reports it. */

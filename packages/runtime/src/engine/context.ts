@@ -1,9 +1,9 @@
-import type { AgentExecution, Egress } from "../agents/execution.ts";
-import type { AgentResolver } from "../agents/resolver.ts";
+import type { AgentExecution, Egress } from "../ports/agent-execution.ts";
+import type { AgentResolver } from "../ports/agent-resolver.ts";
+import type { BuiltInTool } from "../ports/built-in-tool.ts";
 import type { ModelResolver } from "../ports/model.ts";
-import type { Store, WriteBatch } from "../store/port.ts";
-import type { EventRecord } from "../store/records.ts";
-import type { BuiltInTool } from "./built-in-tool.ts";
+import type { EventRecord } from "../ports/records.ts";
+import type { Store, WriteBatch } from "../ports/store.ts";
 import type { Deadlines } from "./deadlines.ts";
 import type { Notifier } from "./notifier.ts";
 import type { WorkerLosses } from "./worker-loss.ts";
@@ -36,7 +36,7 @@ export interface Logger {
 export interface EngineContext {
   store: Store;
   agents: AgentResolver;
-  /** Where agent code runs: in this process, or in worker processes (agents/execution.ts). */
+  /** Where agent code runs: in this process, or in worker processes (ports/agent-execution.ts). */
   execution: AgentExecution;
   /** The egress values sent along with every run / preview / apply; none without a gateway. */
   egress?: EgressSource;

@@ -1,6 +1,6 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { AgentInput, JsonValue } from "@opencomputer/agent";
-import type { MessageRecord, ToolCallRecord } from "../store/records.ts";
+import type { MessageRecord, ToolCallRecord } from "../ports/records.ts";
 
 /**
  * A session's conversation as the model sees it. Tool results are not stored as messages: they

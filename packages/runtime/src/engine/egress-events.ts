@@ -5,7 +5,7 @@
 // which may land after the call's own events, is still logged.
 
 import { type JsonValue, newEventIssues } from "@opencomputer/protocol";
-import type { NewEvent } from "../store/port.ts";
+import type { NewEvent } from "../ports/store.ts";
 import { type EngineContext, write } from "./context.ts";
 import { InputError } from "./input.ts";
 

@@ -4,7 +4,7 @@
 // record its requests under a finished turn. So the grant is a lease: the caller ends it as soon
 // as the call's outcome is known, before committing it, and an abort of the call ends it too.
 
-import type { Egress } from "../agents/execution.ts";
+import type { Egress } from "../ports/agent-execution.ts";
 import type { EgressRequest, EngineContext } from "./context.ts";
 import type { TurnScope } from "./turn-scope.ts";
 

@@ -5,7 +5,7 @@ import {
   jsonByteLength,
   OpenComputerError,
 } from "@opencomputer/agent";
-import type { TurnMode } from "../store/records.ts";
+import type { TurnMode } from "../ports/records.ts";
 
 /** Bounds on what one turn's input may carry. */
 export const INPUT_LIMITS = { textChars: 100_000, payloadBytes: 256 * 1024 } as const;

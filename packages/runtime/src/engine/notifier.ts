@@ -1,5 +1,10 @@
-import type { EventRecord } from "../store/records.ts";
-import { queuesWork, SignalFanout, type SignalListener, type WorkSignal } from "./work-signal.ts";
+import type { EventRecord } from "../ports/records.ts";
+import {
+  queuesWork,
+  SignalFanout,
+  type SignalListener,
+  type WorkSignal,
+} from "../ports/work-signal.ts";
 
 type Listener = (events: readonly EventRecord[]) => void;
 

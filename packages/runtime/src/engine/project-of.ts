@@ -1,4 +1,4 @@
-import type { SessionRecord } from "../store/records.ts";
+import type { SessionRecord } from "../ports/records.ts";
 
 /**
  * Which project each session belongs to, remembered. A session's project is set when it is

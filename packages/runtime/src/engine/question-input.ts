@@ -1,7 +1,7 @@
 import { type AgentInput, type JsonValue, jsonByteLength } from "@opencomputer/agent";
 import { newId } from "../ids.ts";
-import type { NewEvent, WriteOp } from "../store/port.ts";
-import type { SessionRecord } from "../store/records.ts";
+import type { SessionRecord } from "../ports/records.ts";
+import type { NewEvent, WriteOp } from "../ports/store.ts";
 import { ConflictError } from "./api-errors.ts";
 import type { OpenQuestion } from "./ask.ts";
 

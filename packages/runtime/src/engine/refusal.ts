@@ -1,4 +1,4 @@
-import { StoreError } from "../store/errors.ts";
+import { StoreError } from "../ports/store-errors.ts";
 
 /** True when the store refused a write because this runtime may no longer write for the turn. */
 export function isFenceRefusal(error: unknown): boolean {

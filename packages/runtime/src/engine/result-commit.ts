@@ -1,10 +1,10 @@
 import { type JsonValue, jsonByteLength } from "@opencomputer/agent";
-import type { ToolDescriptor } from "../agents/execution.ts";
 import { isoNow } from "../clock.ts";
 import { jsonDigest } from "../digest.ts";
 import { newId } from "../ids.ts";
-import { StoreError } from "../store/errors.ts";
-import type { ResultRecord, ToolCallRecord } from "../store/records.ts";
+import type { ToolDescriptor } from "../ports/agent-execution.ts";
+import type { ResultRecord, ToolCallRecord } from "../ports/records.ts";
+import { StoreError } from "../ports/store-errors.ts";
 import { write } from "./context.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { commitFailure } from "./tool-call.ts";

@@ -1,13 +1,12 @@
-import type { AgentExecution } from "../agents/execution.ts";
 import { createInProcessExecution } from "../agents/in-process.ts";
 import { locatedAgents } from "../agents/located.ts";
-import type { AgentResolver } from "../agents/resolver.ts";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
+import type { AgentExecution } from "../ports/agent-execution.ts";
+import type { AgentResolver } from "../ports/agent-resolver.ts";
+import type { BuiltInTool } from "../ports/built-in-tool.ts";
 import type { ModelResolver } from "../ports/model.ts";
 import { MODEL_PROVIDED_TOOL_IDS } from "../ports/provider-tools.ts";
-import { StoreError } from "../store/errors.ts";
-import type { NewEvent, Store } from "../store/port.ts";
 import type {
   EventRecord,
   ResultRecord,
@@ -15,11 +14,13 @@ import type {
   SessionSource,
   TurnMode,
   TurnRecord,
-} from "../store/records.ts";
+} from "../ports/records.ts";
+import type { NewEvent, Store } from "../ports/store.ts";
+import { StoreError } from "../ports/store-errors.ts";
+import type { SessionSignal, WorkSignal } from "../ports/work-signal.ts";
 import { NotFoundError } from "./api-errors.ts";
 import { createApprovals } from "./approvals.ts";
 import { ASK_ID } from "./ask.ts";
-import type { BuiltInTool } from "./built-in-tool.ts";
 import { endSession, interruptTurns } from "./cancellation.ts";
 import { type ComputerChange, recordComputer } from "./computer-record.ts";
 import { type EgressSource, type EngineContext, type Logger, write } from "./context.ts";
@@ -39,7 +40,6 @@ import { SessionWatchers } from "./session-watch.ts";
 import { SessionWorker } from "./session-worker.ts";
 import { type SessionView, toSessionView } from "./view.ts";
 import { waitForTurn } from "./wait.ts";
-import type { SessionSignal, WorkSignal } from "./work-signal.ts";
 import { WorkerLosses } from "./worker-loss.ts";
 
 export interface RuntimeOptions {

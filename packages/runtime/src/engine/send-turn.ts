@@ -1,9 +1,9 @@
 import type { AgentInput } from "@opencomputer/agent";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
-import { StoreError } from "../store/errors.ts";
-import type { NewEvent } from "../store/port.ts";
-import type { SessionRecord, TurnRecord } from "../store/records.ts";
+import type { SessionRecord, TurnRecord } from "../ports/records.ts";
+import type { NewEvent } from "../ports/store.ts";
+import { StoreError } from "../ports/store-errors.ts";
 import { ConflictError } from "./api-errors.ts";
 import { interruptTurns } from "./cancellation.ts";
 import { type EngineContext, write } from "./context.ts";

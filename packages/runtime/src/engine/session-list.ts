@@ -1,6 +1,6 @@
 import type { SessionListRow } from "@opencomputer/protocol";
-import type { Store } from "../store/port.ts";
-import type { SessionStatus, TurnRecord } from "../store/records.ts";
+import type { SessionStatus, TurnRecord } from "../ports/records.ts";
+import type { Store } from "../ports/store.ts";
 import { InputError } from "./input.ts";
 import { toSessionView, toTurnView } from "./view.ts";
 

@@ -1,4 +1,4 @@
-import type { ExecutionMode, SessionSource } from "../store/records.ts";
+import type { ExecutionMode, SessionSource } from "../ports/records.ts";
 import { InputError } from "./input.ts";
 
 export interface CreateSessionOptions {

@@ -1,4 +1,4 @@
-import type { SessionSignal } from "./work-signal.ts";
+import type { SessionSignal } from "../ports/work-signal.ts";
 
 type WatchListener = (lastSeq: number | null) => void;
 

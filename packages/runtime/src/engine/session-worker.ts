@@ -1,10 +1,10 @@
 import { OpenComputerError } from "@opencomputer/agent";
-import type { LoadedAgent } from "../agents/resolver.ts";
 import { isoNow } from "../clock.ts";
 import { type Deferred, deferred } from "../deferred.ts";
 import { newId } from "../ids.ts";
-import type { NewEvent, WriteOp } from "../store/port.ts";
-import type { Lease, SessionRecord, TurnRecord } from "../store/records.ts";
+import type { LoadedAgent } from "../ports/agent-resolver.ts";
+import type { Lease, SessionRecord, TurnRecord } from "../ports/records.ts";
+import type { NewEvent, WriteOp } from "../ports/store.ts";
 import { ASK_ID } from "./ask.ts";
 import type { EngineContext } from "./context.ts";
 import { Conversation, inputToContent } from "./conversation.ts";

@@ -1,7 +1,7 @@
 import type { EventData } from "@opencomputer/protocol";
 import { isoNow } from "../clock.ts";
-import { StoreError } from "../store/errors.ts";
-import type { Fence, NewEvent, WriteOp } from "../store/port.ts";
+import type { Fence, NewEvent, WriteOp } from "../ports/store.ts";
+import { StoreError } from "../ports/store-errors.ts";
 
 /** How a completed turn ended. */
 export type TurnOutcome = EventData<"turn.completed">["outcome"];
@@ -12,7 +12,7 @@ import type {
   TurnError,
   TurnRecord,
   TurnStatus,
-} from "../store/records.ts";
+} from "../ports/records.ts";
 import { type EngineContext, write } from "./context.ts";
 
 export type Settlement =

@@ -1,6 +1,6 @@
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
-import type { MessageRecord } from "../store/records.ts";
+import type { MessageRecord } from "../ports/records.ts";
 import { write } from "./context.ts";
 import { inputToContent } from "./conversation.ts";
 import { guard, type TurnScope } from "./turn-scope.ts";

@@ -1,7 +1,7 @@
 import { type JsonValue, jsonByteLength } from "@opencomputer/agent";
-import type { AgentHandle, RenderedAgent, ToolDescriptor } from "../agents/execution.ts";
 import { isoNow } from "../clock.ts";
-import type { ToolCallRecord } from "../store/records.ts";
+import type { AgentHandle, RenderedAgent, ToolDescriptor } from "../ports/agent-execution.ts";
+import type { ToolCallRecord } from "../ports/records.ts";
 import { proposeApproval } from "./approval-propose.ts";
 import { write } from "./context.ts";
 import { egressFor } from "./egress-for.ts";

@@ -4,27 +4,27 @@ import type {
   LanguageModelV3ProviderTool,
 } from "@ai-sdk/provider";
 import { type JsonValue, OpenComputerError, RenderError } from "@opencomputer/agent";
+import { isoNow } from "../clock.ts";
+import { newId } from "../ids.ts";
 import {
   type AgentHandle,
   type RenderedAgent,
   type ToolDescriptor,
   WorkerLostError,
-} from "../agents/execution.ts";
-import type { LoadedAgent } from "../agents/resolver.ts";
-import { isoNow } from "../clock.ts";
-import { newId } from "../ids.ts";
-import { publicModelId } from "../ports/model.ts";
-import { ModelError, toModelError } from "../ports/model-error.ts";
-import { providerToolsOf } from "../ports/provider-tools.ts";
-import type { NewEvent, WriteOp } from "../store/port.ts";
-import type { MessageRecord, ToolCallRecord, TurnError } from "../store/records.ts";
-import { ASK_ID, ASK_MODEL_TOOL, endWithQuestion, takeAsk } from "./ask.ts";
-import { executeBuiltInCall, providerExecutedParts } from "./built-in-call.ts";
+} from "../ports/agent-execution.ts";
+import type { LoadedAgent } from "../ports/agent-resolver.ts";
 import {
   type BuiltInTool,
   BuiltInUnavailableError,
   providerToolsForStep,
-} from "./built-in-tool.ts";
+} from "../ports/built-in-tool.ts";
+import { publicModelId } from "../ports/model.ts";
+import { ModelError, toModelError } from "../ports/model-error.ts";
+import { providerToolsOf } from "../ports/provider-tools.ts";
+import type { MessageRecord, ToolCallRecord, TurnError } from "../ports/records.ts";
+import type { NewEvent, WriteOp } from "../ports/store.ts";
+import { ASK_ID, ASK_MODEL_TOOL, endWithQuestion, takeAsk } from "./ask.ts";
+import { executeBuiltInCall, providerExecutedParts } from "./built-in-call.ts";
 import { write } from "./context.ts";
 import { type StepOutput, streamStep } from "./model-stream.ts";
 import { isFenceRefusal } from "./refusal.ts";

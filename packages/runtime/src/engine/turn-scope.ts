@@ -1,5 +1,5 @@
-import type { Fence } from "../store/port.ts";
-import type { ToolCallRecord, TurnRecord } from "../store/records.ts";
+import type { ToolCallRecord, TurnRecord } from "../ports/records.ts";
+import type { Fence } from "../ports/store.ts";
 import type { OpenQuestion } from "./ask.ts";
 import type { EngineContext } from "./context.ts";
 import type { Conversation } from "./conversation.ts";

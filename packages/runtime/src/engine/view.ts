@@ -1,5 +1,5 @@
 import type { OpenQuestion, RuntimeState, SessionView, TurnView } from "@opencomputer/protocol";
-import type { SessionRecord, TurnRecord } from "../store/records.ts";
+import type { SessionRecord, TurnRecord } from "../ports/records.ts";
 
 // The shapes clients see are the protocol's; these functions turn store records into them.
 export type { SessionView, TurnView };

@@ -1,5 +1,5 @@
 import { OpenComputerError } from "@opencomputer/agent";
-import type { TurnRecord } from "../store/records.ts";
+import type { TurnRecord } from "../ports/records.ts";
 import { NotFoundError } from "./api-errors.ts";
 import type { EngineContext } from "./context.ts";
 import type { Deadlines } from "./deadlines.ts";

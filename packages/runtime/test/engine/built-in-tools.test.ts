@@ -3,7 +3,7 @@
 
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import type { BuiltInTool } from "../../src/engine/built-in-tool.ts";
+import type { BuiltInTool } from "../../src/ports/built-in-tool.ts";
 import {
   EXECUTIONS,
   type Harness,

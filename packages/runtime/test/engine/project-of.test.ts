@@ -4,8 +4,8 @@ import { fileURLToPath } from "node:url";
 import { sessionRecord } from "@opencomputer/testkit/store-fixtures";
 import { afterEach, describe, expect, it } from "vitest";
 import { ProjectMemo } from "../../src/engine/project-of.ts";
-import type { Store } from "../../src/store/port.ts";
-import type { SessionRecord } from "../../src/store/records.ts";
+import type { SessionRecord } from "../../src/ports/records.ts";
+import type { Store } from "../../src/ports/store.ts";
 import { type Harness, harness } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/basics-agents.ts", import.meta.url));

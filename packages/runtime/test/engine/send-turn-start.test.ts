@@ -5,7 +5,7 @@
 
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/port.ts";
+import type { Store } from "../../src/ports/store.ts";
 import { releaseGates, setMark } from "./fixtures/marks.ts";
 import { type Harness, harness, ofType, types, until } from "./harness.ts";
 

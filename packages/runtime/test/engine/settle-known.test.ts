@@ -15,8 +15,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EngineContext } from "../../src/engine/context.ts";
 import { Notifier } from "../../src/engine/notifier.ts";
 import { type KnownState, settleTurn } from "../../src/engine/settle.ts";
-import type { Store } from "../../src/store/port.ts";
-import type { ToolCallRecord, TurnRecord } from "../../src/store/records.ts";
+import type { ToolCallRecord, TurnRecord } from "../../src/ports/records.ts";
+import type { Store } from "../../src/ports/store.ts";
 
 describe("settleTurn with the worker's known state", () => {
   let dir: string;

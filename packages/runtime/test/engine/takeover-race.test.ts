@@ -3,7 +3,7 @@
 
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import type { WriteBatch } from "../../src/store/port.ts";
+import type { WriteBatch } from "../../src/ports/store.ts";
 import { clearMarks, marks, setMark } from "./fixtures/marks.ts";
 import { EXECUTIONS, type Harness, harness, ofType, TEST_WORKERS, until } from "./harness.ts";
 

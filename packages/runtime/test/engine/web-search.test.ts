@@ -15,7 +15,7 @@ import {
   startFakeApi,
 } from "@opencomputer/testkit/model-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BuiltInUnavailableError, providerToolsForStep } from "../../src/engine/built-in-tool.ts";
+import { BuiltInUnavailableError, providerToolsForStep } from "../../src/ports/built-in-tool.ts";
 import { providerToolsOf } from "../../src/ports/provider-tools.ts";
 import { EXECUTIONS, type Harness, harness, ofType, TEST_WORKERS } from "./harness.ts";
 

@@ -3,8 +3,8 @@
 // once (in sendTurn); a stale copy is refused by the turn start's guards and read again.
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/port.ts";
-import type { SessionRecord } from "../../src/store/records.ts";
+import type { SessionRecord } from "../../src/ports/records.ts";
+import type { Store } from "../../src/ports/store.ts";
 import { type Harness, harness, ofType } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/basics-agents.ts", import.meta.url));

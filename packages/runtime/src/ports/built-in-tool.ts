@@ -1,6 +1,6 @@
 import type { LanguageModelV3ProviderTool } from "@ai-sdk/provider";
 import { type JsonSchema, type JsonValue, OpenComputerError } from "@opencomputer/agent";
-import { MODEL_PROVIDED_TOOL_IDS } from "../ports/provider-tools.ts";
+import { MODEL_PROVIDED_TOOL_IDS } from "./provider-tools.ts";
 
 /** What a runtime-provided tool's `execute` gets for one call. */
 export interface BuiltInToolContext {
