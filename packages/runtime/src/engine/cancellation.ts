@@ -4,10 +4,10 @@ import type { NewEvent, WriteOp } from "../ports/store.ts";
 import { StoreError } from "../ports/store-errors.ts";
 import { type EngineContext, write } from "./context.ts";
 import { closeQuestion } from "./question-input.ts";
-import type { SessionWorker } from "./session-worker.ts";
+import type { SessionActor } from "./session-actor.ts";
 import { settleTurn } from "./settle.ts";
 
-type Workers = Map<string, SessionWorker>;
+type Actors = Map<string, SessionActor>;
 
 /**
  * Cancels running turns. A turn this process runs is aborted and given its grace period; a turn
@@ -15,7 +15,7 @@ type Workers = Map<string, SessionWorker>;
  */
 export async function interruptTurns(
   ctx: EngineContext,
-  workers: Workers,
+  actors: Actors,
   sessionId: string,
   running: TurnRecord[],
   replacementTurnId?: string,
@@ -31,7 +31,7 @@ export async function interruptTurns(
       requestedAt,
       ...(replacementTurnId ? { replacementTurnId } : {}),
     };
-    const local = workers.get(sessionId);
+    const local = actors.get(sessionId);
     let settled = false;
     if (local?.activeTurnId === turn.id)
       settled = await local.cancel(turn.id, settlement, sessionStatus);
@@ -48,7 +48,7 @@ export async function interruptTurns(
  */
 export async function endSession(
   ctx: EngineContext,
-  workers: Workers,
+  actors: Actors,
   sessionId: string,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
@@ -73,10 +73,10 @@ export async function endSession(
   }
   const turns = await ctx.store.listActiveTurns(sessionId);
   const running = turns.filter((t) => t.status === "running");
-  await interruptTurns(ctx, workers, sessionId, running, undefined, "session_ended");
+  await interruptTurns(ctx, actors, sessionId, running, undefined, "session_ended");
   const stragglers = cancelQueued(await ctx.store.listActiveTurns(sessionId));
   if (stragglers.ops.length > 0) await write(ctx, sessionId, stragglers);
-  await workers.get(sessionId)?.release();
+  await actors.get(sessionId)?.release();
   for (const tool of ctx.builtInTools.values()) {
     await tool.onSessionEnd?.(sessionId).catch((error: unknown) =>
       ctx.log.error("built-in tool cleanup failed", {

@@ -30,6 +30,7 @@ import { Notifier } from "./notifier.ts";
 import { ProjectMemo } from "./project-of.ts";
 import { closeQuestion } from "./question-input.ts";
 import { sendTurnNow } from "./send-turn.ts";
+import { SessionActor } from "./session-actor.ts";
 import { type ListSessionsOptions, listSessions } from "./session-list.ts";
 import {
   applyLabelChange,
@@ -37,7 +38,6 @@ import {
   validateCreateOptions,
 } from "./session-options.ts";
 import { SessionWatchers } from "./session-watch.ts";
-import { SessionWorker } from "./session-worker.ts";
 import { type SessionView, toSessionView } from "./view.ts";
 import { waitForTurn } from "./wait.ts";
 import { WorkerLosses } from "./worker-loss.ts";
@@ -154,7 +154,7 @@ export function createRuntime(options: RuntimeOptions) {
     timers: new Deadlines<() => void>((run) => run(), { keepAlive: false }),
   };
   const { store } = ctx;
-  const workers = new Map<string, SessionWorker>();
+  const actors = new Map<string, SessionActor>();
   let recoveryTimer: NodeJS.Timeout | null = null;
   let closed = false;
 
@@ -176,36 +176,36 @@ export function createRuntime(options: RuntimeOptions) {
   };
   const idleReleases = new Map<string, () => void>();
 
-  function worker(sessionId: string): SessionWorker {
+  function actor(sessionId: string): SessionActor {
     const pending = idleReleases.get(sessionId);
     if (pending) {
       ctx.timers.delete(pending);
       idleReleases.delete(sessionId);
     }
-    let w = workers.get(sessionId);
+    let w = actors.get(sessionId);
     if (!w) {
-      // An idle worker drops its conversation cache at once, and gives its lease up after
+      // An idle actor drops its conversation cache at once, and gives its lease up after
       // `idleReleaseMs`: soon enough that another runtime can take the session's next turn,
       // late enough that a conversation's next turn here needs no new claim.
-      w = new SessionWorker(ctx, sessionId, (idle) => {
+      w = new SessionActor(ctx, sessionId, (idle) => {
         idle.forgetConversation();
         const release = () => {
           idleReleases.delete(sessionId);
-          if (!idle.idle || workers.get(sessionId) !== idle) return;
-          workers.delete(sessionId);
+          if (!idle.idle || actors.get(sessionId) !== idle) return;
+          actors.delete(sessionId);
           void idle.release();
         };
         idleReleases.set(sessionId, release);
         ctx.timers.set(release, Date.now() + idleReleaseMs);
       });
-      workers.set(sessionId, w);
+      actors.set(sessionId, w);
     }
     return w;
   }
 
   function kick(sessionId: string, session?: SessionRecord): void {
     if (closed) return;
-    void worker(sessionId).kick(session);
+    void actor(sessionId).kick(session);
   }
 
   async function mustGetSession(sessionId: string) {
@@ -223,12 +223,12 @@ export function createRuntime(options: RuntimeOptions) {
 
   // Dispatch across processes. Every process that hears "session S has new work" looks at it;
   // the lease claim in the turn-start write lets exactly one of them run the turn, and the
-  // others back off (SessionWorker.loop reads the live lease first). After a resync (the signal
+  // others back off (SessionActor.loop reads the live lease first). After a resync (the signal
   // may have missed notifications) everything is looked at again once.
   //
-  // A process with a worker for the session (it holds or just held the lease) looks at once.
+  // A process with an actor for the session (it holds or just held the lease) looks at once.
   // The others wait `remoteClaimDelayMs` first: the process that queued the turn has already
-  // kicked its own worker, and letting it claim keeps the turn where its client waits, instead
+  // kicked its own actor, and letting it claim keeps the turn where its client waits, instead
   // of every process racing for every new turn.
   const deferred = new Map<string, NodeJS.Timeout>();
   const remoteClaimDelayMs = options.remoteClaimDelayMs ?? 100;
@@ -236,7 +236,7 @@ export function createRuntime(options: RuntimeOptions) {
     if (closed) return;
     if (s.kind === "commit") {
       if (!s.work) return;
-      if (workers.has(s.sessionId)) kick(s.sessionId);
+      if (actors.has(s.sessionId)) kick(s.sessionId);
       else if (!deferred.has(s.sessionId)) {
         const timer = setTimeout(() => {
           deferred.delete(s.sessionId);
@@ -247,7 +247,7 @@ export function createRuntime(options: RuntimeOptions) {
       }
       return;
     }
-    for (const sessionId of workers.keys()) kick(sessionId);
+    for (const sessionId of actors.keys()) kick(sessionId);
     void recover().catch((e) => ctx.log.error("recovery failed", { error: String(e) }));
   }
   // Local commits wake this process's readers at once; a shared signal adds everyone else's
@@ -286,10 +286,10 @@ export function createRuntime(options: RuntimeOptions) {
     received: NewEvent[],
   ): Promise<boolean> {
     if (closed) return Promise.resolve(false);
-    return worker(sessionId).startNew(session, turn, received);
+    return actor(sessionId).startNew(session, turn, received);
   }
 
-  const sendDeps = { ctx, workers, kick, startNew, mustGetSession };
+  const sendDeps = { ctx, actors, kick, startNew, mustGetSession };
   const projects = new ProjectMemo(mustGetSession);
 
   const sessions = {
@@ -358,7 +358,7 @@ export function createRuntime(options: RuntimeOptions) {
       const running = (await store.listActiveTurns(sessionId)).filter(
         (t) => t.status === "running",
       );
-      const interrupted = await interruptTurns(ctx, workers, sessionId, running);
+      const interrupted = await interruptTurns(ctx, actors, sessionId, running);
       // An open question is closed too: the person no longer owes the agent an answer.
       const session = await mustGetSession(sessionId);
       const close = closeQuestion(session, "interrupted");
@@ -393,7 +393,7 @@ export function createRuntime(options: RuntimeOptions) {
     /** Cancels queued and running turns and ends the session; ending twice is a no-op. */
     async end(sessionId: string): Promise<void> {
       await mustGetSession(sessionId);
-      await endSession(ctx, workers, sessionId);
+      await endSession(ctx, actors, sessionId);
     },
 
     async events(sessionId: string, after = 0, limit = 500): Promise<EventRecord[]> {
@@ -491,8 +491,8 @@ export function createRuntime(options: RuntimeOptions) {
       if (recoveryTimer) clearInterval(recoveryTimer);
       ctx.timers.close();
       idleReleases.clear();
-      for (const w of workers.values()) w.abandon();
-      await Promise.all([...workers.values()].map((w) => w.kick().then(() => w.release())));
+      for (const w of actors.values()) w.abandon();
+      await Promise.all([...actors.values()].map((w) => w.kick().then(() => w.release())));
       if (running.owned) await running.execution.close();
     },
   };

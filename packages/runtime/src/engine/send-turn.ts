@@ -10,15 +10,15 @@ import { type EngineContext, write } from "./context.ts";
 import { validateInput, validateMode } from "./input.ts";
 import { answerKey, planQuestionInput } from "./question-input.ts";
 import type { SendTurnOptions, SendTurnResult } from "./runtime.ts";
-import type { SessionWorker } from "./session-worker.ts";
+import type { SessionActor } from "./session-actor.ts";
 
 export interface SendTurnDeps {
   ctx: EngineContext;
-  workers: Map<string, SessionWorker>;
+  actors: Map<string, SessionActor>;
   /** `session`: the session as just read, when this input's write left it as it was. */
   kick(sessionId: string, session?: SessionRecord): void;
   /**
-   * Inserts `turn` already started and runs it (SessionWorker.startNew); false when it could
+   * Inserts `turn` already started and runs it (SessionActor.startNew); false when it could
    * not, with nothing written.
    */
   startNew(
@@ -33,7 +33,7 @@ export interface SendTurnDeps {
 /**
  * Takes one input for a session: validates it, decides what it means (a queued turn, a steer
  * into the running turn, an interrupt, an answer to the open question, or an input held until
- * that answer), writes it with its events, and wakes the session's worker.
+ * that answer), writes it with its events, and wakes the session's actor.
  */
 export async function sendTurnNow(
   deps: SendTurnDeps,
@@ -41,7 +41,7 @@ export async function sendTurnNow(
   rawInput: unknown,
   opts: SendTurnOptions,
 ): Promise<SendTurnResult> {
-  const { ctx, workers, kick, startNew, mustGetSession } = deps;
+  const { ctx, actors, kick, startNew, mustGetSession } = deps;
   const { store } = ctx;
   const input: AgentInput = validateInput(rawInput);
   const mode = validateMode(opts.mode);
@@ -86,7 +86,7 @@ export async function sendTurnNow(
   const mayStart =
     plan.kind !== "answer" &&
     (session.status === "new" || session.status === "idle") &&
-    workers.get(sessionId)?.idle !== false &&
+    actors.get(sessionId)?.idle !== false &&
     !heldElsewhere(session, ctx.runtimeId);
   const active = mayStart || mode !== "queue" ? await store.listActiveTurns(sessionId) : [];
   const running = active.filter((t) => t.status === "running");
@@ -153,16 +153,16 @@ export async function sendTurnNow(
     throw error;
   }
   if (mode === "steer" && running[0]) {
-    workers.get(sessionId)?.noteSteering();
+    actors.get(sessionId)?.noteSteering();
     kick(sessionId);
     return { turnId: turn.id, status: "running", duplicate: false };
   }
   if (mode === "interrupt" && running.length > 0) {
-    await interruptTurns(ctx, workers, sessionId, running, turn.id);
+    await interruptTurns(ctx, actors, sessionId, running, turn.id);
     kick(sessionId);
   } else {
     // A queued turn (or an answer, which changed the session) leaves the session's status and
-    // lease as read; the worker can start from this copy.
+    // lease as read; the actor can start from this copy.
     kick(sessionId, plan.kind === "answer" ? undefined : session);
   }
   return { turnId: turn.id, status: "queued", duplicate: false };

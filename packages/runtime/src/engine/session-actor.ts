@@ -29,10 +29,10 @@ export function pickNextTurn(turns: TurnRecord[]): TurnRecord | undefined {
 }
 
 /**
- * Runs one session's turns, one at a time, under the session's lease. At most one worker per
+ * Runs one session's turns, one at a time, under the session's lease. At most one actor per
  * session exists in a process; the lease keeps other processes out (invariant 2).
  */
-export class SessionWorker {
+export class SessionActor {
   private running: Promise<void> | null = null;
   private again = false;
   private lease: Lease | null = null;
@@ -52,8 +52,8 @@ export class SessionWorker {
   constructor(
     private readonly ctx: EngineContext,
     readonly sessionId: string,
-    /** Called when the worker has no work left, so the runtime can forget it. */
-    private readonly onIdle: (worker: SessionWorker) => void = () => {},
+    /** Called when the actor has no work left, so the runtime can forget it. */
+    private readonly onIdle: (actor: SessionActor) => void = () => {},
   ) {}
 
   get activeTurnId(): string | undefined {
@@ -65,8 +65,8 @@ export class SessionWorker {
   }
 
   /**
-   * Makes sure the worker looks for work; resolves when it has none left. `session` is the
-   * session as the caller just read it (sendTurn does): an idle worker starts from it instead of
+   * Makes sure the actor looks for work; resolves when it has none left. `session` is the
+   * session as the caller just read it (sendTurn does): an idle actor starts from it instead of
    * reading it again. A stale copy costs nothing but a retry, since the turn's start is guarded
    * by the session's status and the lease.
    */
@@ -83,7 +83,7 @@ export class SessionWorker {
    * sendTurn's fast path: inserts a new turn already started, in the write that claims the
    * session's lease, then runs it and looks for more work like `kick`. One write instead of two
    * (queue, then start), and no look at the turns in between. Resolves true once the turn is
-   * started here; false when this worker is busy or the claim was refused (another runtime holds
+   * started here; false when this actor is busy or the claim was refused (another runtime holds
    * the session, or the session changed since `session` was read), and nothing was written: the
    * caller queues the turn as usual. Rejects with the write's error otherwise (a duplicate
    * idempotency key).
@@ -92,7 +92,7 @@ export class SessionWorker {
     if (this.running || this.stopped) return Promise.resolve(false);
     const outcome = deferred<boolean>();
     void this.launch(async () => {
-      let started: Awaited<ReturnType<SessionWorker["start"]>>;
+      let started: Awaited<ReturnType<SessionActor["start"]>>;
       try {
         started = await this.start(session, turn, received);
       } catch (error) {
@@ -109,7 +109,7 @@ export class SessionWorker {
   private launch(body: () => Promise<void>): Promise<void> {
     this.running = body()
       .catch((error) =>
-        this.ctx.log.error("session worker failed", {
+        this.ctx.log.error("session actor failed", {
           sessionId: this.sessionId,
           error: String(error),
         }),
@@ -128,7 +128,7 @@ export class SessionWorker {
   }
 
   /**
-   * Cancels the turn this worker runs: aborts its signal, gives running tools `cancelGraceMs` to
+   * Cancels the turn this actor runs: aborts its signal, gives running tools `cancelGraceMs` to
    * honour it, then settles the turn. Resolves false when the turn is not running here.
    */
   cancel(
@@ -163,7 +163,7 @@ export class SessionWorker {
     this.conversation = null;
   }
 
-  /** Gives up the lease; a no-op while the worker runs. */
+  /** Gives up the lease; a no-op while the actor runs. */
   async release(): Promise<void> {
     if (this.running) return;
     this.stopRenewing();
@@ -203,7 +203,7 @@ export class SessionWorker {
    * Returns null when another runtime holds the session or the turn is no longer ours to start.
    */
   private async start(session: SessionRecord, turn: TurnRecord, received?: NewEvent[]) {
-    // The cached conversation is only trusted while this worker's lease has been live throughout.
+    // The cached conversation is only trusted while this actor's lease has been live throughout.
     if (!this.lease || this.lease.expiresAt <= Date.now()) this.conversation = null;
     // A session that never started a turn has no conversation to read (its status says so, and
     // the claim's status guard holds it to that).
