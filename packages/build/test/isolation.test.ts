@@ -146,11 +146,13 @@ describe.each(MODES)("project code at build time (issue #21), $name", (mode) => 
       const t = targets();
       const dir = project("tool", t);
       const result = await checkProject(dir, { isolation: mode.isolation(dir) });
+      // Looked for (and killed) first, so a failing assertion below leaves nothing running.
+      const left = await survivors(t.marker);
       expect(result.errors).toEqual([]);
       const probe = toolProbe(result.agents[0]?.tools[0]?.description);
       expectConfined(probe);
       mode.expectReach(probe);
-      expect(await survivors(t.marker)).toEqual([]);
+      expect(left).toEqual([]);
     },
   );
 
@@ -176,11 +178,12 @@ describe.each(MODES)("project code at build time (issue #21), $name", (mode) => 
       const t = targets();
       const dir = project("connection", t);
       const result = await buildProject(dir, { isolation: mode.isolation(dir) });
+      const left = await survivors(t.marker);
       const error = result.errors.find((e) => e.code === "connection_module_load_failed");
       const probe = errorProbe(error?.message);
       expectConfined(probe);
       mode.expectReach(probe);
-      expect(await survivors(t.marker)).toEqual([]);
+      expect(left).toEqual([]);
     },
   );
 });
