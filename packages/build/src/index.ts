@@ -1,6 +1,7 @@
 // Public surface of @opencomputer/build: the `build` and `doctor` commands, their library
 // forms, and the runtime's resolver over the deployments they write.
 
+export { AGENT_ENV_VARIABLE, agentEnv } from "./agent-env.ts";
 export { type BuildOptions, type BuildResult, buildProject } from "./build.ts";
 export {
   type AgentSummary,

@@ -8,6 +8,7 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { bwrapAvailable, bwrapLauncher, type WorkerLauncher } from "@opencomputer/workers";
+import { agentEnv } from "./agent-env.ts";
 
 /** The uid/gid project code runs as when a root build cannot sandbox it (the workers' uid). */
 export const UNPRIVILEGED_ID = 65534;
@@ -25,6 +26,8 @@ export interface BuildIsolation {
   gid?: number;
   /** One line saying what applied and, when weaker than the sandbox, why. */
   description: string;
+  /** Variables the operator passes to project code by name (OPENCOMPUTER_AGENT_ENV). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -35,6 +38,12 @@ export function buildIsolation(
   projectDir: string,
   env: NodeJS.ProcessEnv = process.env,
 ): BuildIsolation {
+  const chosen = chooseIsolation(projectDir, env);
+  const passed = agentEnv(env);
+  return Object.keys(passed).length > 0 ? { ...chosen, env: passed } : chosen;
+}
+
+function chooseIsolation(projectDir: string, env: NodeJS.ProcessEnv): BuildIsolation {
   const why = sandboxUnavailable(projectDir, env);
   if (!why) {
     return {

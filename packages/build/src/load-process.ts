@@ -37,7 +37,7 @@ export function startLoadProcess(
     command: process.execPath,
     args: ["--import", TSX_LOADER, script, ...args],
     cwd: project.root,
-    env: workerEnv(),
+    env: workerEnv(isolation.env),
   } as Parameters<NonNullable<BuildIsolation["launcher"]>>[0];
   if (isolation.launcher) {
     command = isolation.launcher(command, { location: location(project, script), network: false });

@@ -12,7 +12,7 @@
 // The build loads project code with the same choice (`sandboxUnavailable`, @opencomputer/build).
 
 import { OpenComputerError } from "@opencomputer/agent";
-import { sandboxUnavailable } from "@opencomputer/build";
+import { agentEnv, sandboxUnavailable } from "@opencomputer/build";
 import type { AgentResolver, ExecutionOption, Logger } from "@opencomputer/runtime";
 import {
   bwrapLauncher,
@@ -46,17 +46,19 @@ export function cliExecution(
     );
   }
   const network = networkOf(env);
+  const passed = agentEnv(env);
+  const extra = Object.keys(passed).length > 0 ? { env: passed } : {};
   const why = sandboxUnavailable(projectDir, env);
   if (why) {
     return {
-      options: { execution: "worker" },
+      options: { execution: "worker", workers: extra },
       description: `agent code in worker processes (no sandbox: ${why}; host network)`,
     };
   }
   return {
     options: {
       execution: "worker",
-      workers: { sandbox: bwrapLauncher(), ...(network === "host" ? { network } : {}) },
+      workers: { sandbox: bwrapLauncher(), ...(network === "host" ? { network } : {}), ...extra },
     },
     description:
       network === "host"

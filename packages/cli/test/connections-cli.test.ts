@@ -32,6 +32,7 @@ function cli(args: string[], options: { input?: string; env?: Record<string, str
         ...process.env,
         OPENCOMPUTER_MODEL: "script/demo",
         BILLING_API_ORIGIN: originUrl,
+        OPENCOMPUTER_AGENT_ENV: "BILLING_API_ORIGIN",
         ...options.env,
       },
       stdio: ["pipe", "pipe", "pipe"],

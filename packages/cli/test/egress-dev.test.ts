@@ -21,8 +21,10 @@ beforeAll(async () => {
     res.writeHead(201, { "content-type": "application/json" }).end('{"id":"ch_9"}');
   });
   await new Promise<void>((r) => origin.listen(0, "127.0.0.1", () => r()));
-  // The build (in the dev server) records the connection's origin from this variable.
+  // The build (in the dev server) records the connection's origin from this variable, which
+  // project code sees only because OPENCOMPUTER_AGENT_ENV names it.
   process.env.BILLING_API_ORIGIN = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+  process.env.OPENCOMPUTER_AGENT_ENV = "BILLING_API_ORIGIN";
   dev = await startDev("egress-dev", join(repo, "examples/billing"));
   const project = join(repo, "test-output", `egress-dev-${process.pid}`);
   writeFileSync(join(project, "opencomputer", ".env.local"), `BILLING_API_KEY=${SECRET}\n`);
@@ -31,6 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   dev?.stop();
   delete process.env.BILLING_API_ORIGIN;
+  delete process.env.OPENCOMPUTER_AGENT_ENV;
   await new Promise<void>((r) => origin.close(() => r()));
 });
 
