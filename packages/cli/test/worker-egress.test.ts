@@ -154,8 +154,8 @@ describe("opencomputer dev with workers", { timeout: 180_000 }, () => {
           expect(received.some((r) => r.url === "/direct")).toBe(false);
         }
         expect(JSON.stringify(events)).not.toContain(SECRET);
-        // The workers: started by the dev server, running the runtime's child script.
-        const workers = tree(child.pid!).filter((p) => p.cmdline.includes("worker/child.ts"));
+        // The workers: started by the dev server, running @opencomputer/workers' child script.
+        const workers = tree(child.pid!).filter((p) => p.cmdline.includes("workers/src/child.ts"));
         expect(workers.length).toBeGreaterThan(0);
         // With bubblewrap here, they run in its sandbox (the project is reachable by its uid).
         if (bwrapAvailable()) {
