@@ -51,7 +51,10 @@ export function cliExecution(
   const why = sandboxUnavailable(projectDir, env);
   if (why) {
     return {
-      options: { execution: "worker", workers: extra },
+      options: {
+        execution: "worker",
+        ...(Object.keys(passed).length > 0 ? { workers: extra } : {}),
+      },
       description: `agent code in worker processes (no sandbox: ${why}; host network)`,
     };
   }
