@@ -2,15 +2,13 @@ import { describe, expect, it } from "vitest";
 import {
   bearer,
   ConnectionDefinitionError,
-  checkEgressPath,
-  connectionDeclaration,
   defineConnection,
   EgressError,
-  isConnection,
   SecretReferenceError,
   secretHeader,
   useSecret,
 } from "../src/index.ts";
+import { checkEgressPath, connectionDeclaration, isConnection } from "../src/internal.ts";
 import { expectFailure, thrown } from "./helpers.ts";
 
 const ok = { id: "billing", origin: "https://api.billing.example" };

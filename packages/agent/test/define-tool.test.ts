@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { defineTool, isTool, ToolDefinitionError } from "../src/index.ts";
+import { defineTool, ToolDefinitionError } from "../src/index.ts";
+import { isTool } from "../src/internal.ts";
 import { expectFailure, loose } from "./helpers.ts";
 
 const run = () => ({ ok: true });

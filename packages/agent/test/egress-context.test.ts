@@ -9,7 +9,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as copyA from "../src/index.ts";
+import * as publicA from "../src/index.ts";
+import * as internalA from "../src/internal.ts";
+
+// One copy is both entries of the package: the author's and the runtime's.
+const copyA = { ...publicA, ...internalA };
 
 const here = dirname(fileURLToPath(import.meta.url));
 let dir: string;
@@ -24,7 +28,8 @@ beforeAll(async () => {
   mkdirSync(join(dir, "node_modules"));
   const ajv = dirname(fileURLToPath(import.meta.resolve("ajv/package.json")));
   symlinkSync(ajv, join(dir, "node_modules/ajv"), "dir");
-  copyB = (await import(pathToFileURL(join(dir, "src/index.ts")).href)) as typeof copyA;
+  const load = (entry: string) => import(pathToFileURL(join(dir, "src", entry)).href);
+  copyB = { ...(await load("index.ts")), ...(await load("internal.ts")) } as typeof copyA;
   server = createServer((req, res) => {
     seen.push(req.headers);
     req.resume();

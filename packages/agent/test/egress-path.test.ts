@@ -3,7 +3,7 @@
 // segment must be resolved, and refused above the prefix, exactly like `..`.
 
 import { describe, expect, it } from "vitest";
-import { checkEgressPath } from "../src/index.ts";
+import { checkEgressPath } from "../src/internal.ts";
 
 const escapes = [
   "/v1/..;/admin",

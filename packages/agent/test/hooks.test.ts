@@ -2,13 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
   type AgentInput,
   defineTool,
-  RenderError,
-  renderAgent,
   useCurrentInput,
   useInput,
   useModel,
   useTool,
 } from "../src/index.ts";
+import { RenderError, renderAgent } from "../src/internal.ts";
 import { expectFailure } from "./helpers.ts";
 
 const SLOT = Symbol.for("opencomputer.agent.renderContext");

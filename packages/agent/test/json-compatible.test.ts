@@ -1,11 +1,7 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import {
-  assertJsonCompatible,
-  JsonCompatibilityError,
-  jsonByteLength,
-  MAX_JSON_DEPTH,
-} from "../src/index.ts";
+import { JsonCompatibilityError, MAX_JSON_DEPTH } from "../src/index.ts";
+import { assertJsonCompatible, jsonByteLength } from "../src/internal.ts";
 import { expectFailure } from "./helpers.ts";
 
 function refused(value: unknown, path: string, ...fragments: string[]) {

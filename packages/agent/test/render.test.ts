@@ -3,12 +3,11 @@ import {
   type AgentInput,
   defineTool,
   type RenderContext,
-  RenderError,
-  renderAgent,
   useInput,
   useModel,
   useTool,
 } from "../src/index.ts";
+import { RenderError, renderAgent } from "../src/internal.ts";
 import { expectFailure } from "./helpers.ts";
 
 const SLOT = Symbol.for("opencomputer.agent.renderContext");

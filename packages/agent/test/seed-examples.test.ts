@@ -2,7 +2,8 @@
 // connection, so the type of `defineTool` keeps accepting what the docs tell people to write.
 
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { defineTool, isTool, type ToolRunContext } from "../src/index.ts";
+import { defineTool, type ToolRunContext } from "../src/index.ts";
+import { isTool } from "../src/internal.ts";
 
 interface Customer {
   name: string;

@@ -3,7 +3,8 @@
 // exports, or why it failed. Never imported by the build itself.
 
 import { pathToFileURL } from "node:url";
-import { connectionDeclaration, isConnection, OpenComputerError } from "@opencomputer/agent";
+import { OpenComputerError } from "@opencomputer/agent";
+import { connectionDeclaration, isConnection } from "@opencomputer/agent/internal";
 import { awaitKill } from "./child-end.ts";
 import type { ConnectionsMessage } from "./connections.ts";
 

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ConnectionDeclaration } from "@opencomputer/agent";
+import type { ConnectionDeclaration } from "@opencomputer/agent/internal";
 import type { BuildError } from "./errors.ts";
 import type { BuildIsolation } from "./isolation.ts";
 import { startLoadProcess } from "./load-process.ts";

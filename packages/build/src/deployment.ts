@@ -6,7 +6,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ConnectionDeclaration, ToolKind } from "@opencomputer/agent";
+import type { ToolKind } from "@opencomputer/agent";
+import type { ConnectionDeclaration } from "@opencomputer/agent/internal";
 import { canonicalJson } from "@opencomputer/runtime";
 import type { JsonValue } from "./literal.ts";
 

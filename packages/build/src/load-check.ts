@@ -3,7 +3,8 @@
 // changed at load, a `result` flag that differs). Such a deployment "fails to load": the turn
 // fails with `deployment_invalid` naming the tool, and none of its code runs.
 
-import { isTool, OpenComputerError, type Tool } from "@opencomputer/agent";
+import { OpenComputerError, type Tool } from "@opencomputer/agent";
+import { isTool } from "@opencomputer/agent/internal";
 import { canonicalJson } from "@opencomputer/runtime";
 import type { Deployment } from "./deployment.ts";
 

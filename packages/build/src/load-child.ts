@@ -5,7 +5,7 @@
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { isTool } from "@opencomputer/agent";
+import { isTool } from "@opencomputer/agent/internal";
 import { awaitKill } from "./child-end.ts";
 import type { LoadedTool, LoadFailure, LoadMessage, LoadRequest } from "./load-protocol.ts";
 

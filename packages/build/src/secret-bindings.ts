@@ -6,7 +6,7 @@
 // bindings are read, never a value; without a store to look at, one general note is printed.
 
 import { existsSync, readFileSync } from "node:fs";
-import type { ConnectionDeclaration } from "@opencomputer/agent";
+import type { ConnectionDeclaration } from "@opencomputer/agent/internal";
 import {
   FileSecretStore,
   projectSecretPaths,

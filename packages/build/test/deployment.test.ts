@@ -4,7 +4,7 @@
 
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isTool, renderAgent } from "@opencomputer/agent";
+import { isTool, renderAgent } from "@opencomputer/agent/internal";
 import { jsonDigest } from "@opencomputer/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

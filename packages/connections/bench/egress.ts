@@ -7,13 +7,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import {
-  bearer,
-  connectionDeclaration,
-  defineConnection,
-  runWithEgress,
-  useSecret,
-} from "@opencomputer/agent";
+import { bearer, defineConnection, useSecret } from "@opencomputer/agent";
+import { connectionDeclaration, runWithEgress } from "@opencomputer/agent/internal";
 import { createEgressGateway } from "../src/index.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string" } } });

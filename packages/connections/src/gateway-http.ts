@@ -2,7 +2,7 @@
 // limit, turning any failure into a typed refusal, and writing the relayed answer or the refusal.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { egressWire as wire } from "@opencomputer/agent";
+import { egressWire as wire } from "@opencomputer/agent/internal";
 import { redactText } from "./redact.ts";
 import { EgressRefusal } from "./refusal.ts";
 import { DROPPED_REQUEST_HEADERS } from "./secret-headers.ts";

@@ -10,7 +10,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ConnectionDeclaration, JsonObject } from "@opencomputer/agent";
+import type { JsonObject } from "@opencomputer/agent";
+import type { ConnectionDeclaration } from "@opencomputer/agent/internal";
 import { type GatewayContext, handleEgress } from "./gateway-request.ts";
 import { LiveTokens } from "./live-tokens.ts";
 import type { SecretResolver } from "./secret-store.ts";

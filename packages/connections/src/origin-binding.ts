@@ -4,7 +4,7 @@
 // word on where a credential may go (`opencomputer secrets set NAME --origin https://…`), kept
 // with the secret and checked by the gateway on every request.
 
-import type { ConnectionDeclaration } from "@opencomputer/agent";
+import type { ConnectionDeclaration } from "@opencomputer/agent/internal";
 import { EgressRefusal } from "./refusal.ts";
 import { SecretError } from "./secret-error.ts";
 

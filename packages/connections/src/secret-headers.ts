@@ -2,7 +2,7 @@
 // one that frames the request), then the connection's declared headers over them, secret
 // references resolved for the token's environment and checked against their origin binding.
 
-import { type ConnectionDeclaration, egressWire as wire } from "@opencomputer/agent";
+import { type ConnectionDeclaration, egressWire as wire } from "@opencomputer/agent/internal";
 import { checkBinding } from "./origin-binding.ts";
 import { EgressRefusal } from "./refusal.ts";
 import type { SecretResolver } from "./secret-store.ts";

@@ -1,7 +1,7 @@
 // What a secret's slot and value may be: two environments, names as `useSecret` accepts them,
 // and values that can travel as a header value.
 
-import { SECRET_NAME_PATTERN } from "@opencomputer/agent";
+import { SECRET_NAME_PATTERN } from "@opencomputer/agent/internal";
 import { SecretError } from "./secret-error.ts";
 
 export const SECRET_ENVIRONMENTS = ["development", "production"] as const;

@@ -2,7 +2,7 @@
 // checked: only the connection's own origin and path prefix, at most a few hops, and the secret
 // headers never travel to another host.
 
-import { type ConnectionDeclaration, checkEgressPath } from "@opencomputer/agent";
+import { type ConnectionDeclaration, checkEgressPath } from "@opencomputer/agent/internal";
 import { EgressRefusal } from "./refusal.ts";
 
 export interface UpstreamRequest {

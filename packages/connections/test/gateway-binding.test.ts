@@ -6,15 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  bearer,
-  connectionDeclaration,
-  defineConnection,
-  EgressError,
-  runWithEgress,
-  useSecret,
-  egressWire as wire,
-} from "@opencomputer/agent";
+import { bearer, defineConnection, EgressError, useSecret } from "@opencomputer/agent";
+import { connectionDeclaration, runWithEgress, egressWire as wire } from "@opencomputer/agent/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createEgressGateway,

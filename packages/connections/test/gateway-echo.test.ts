@@ -5,14 +5,8 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  bearer,
-  connectionDeclaration,
-  defineConnection,
-  runWithEgress,
-  secretHeader,
-  useSecret,
-} from "@opencomputer/agent";
+import { bearer, defineConnection, secretHeader, useSecret } from "@opencomputer/agent";
+import { connectionDeclaration, runWithEgress } from "@opencomputer/agent/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createEgressGateway,

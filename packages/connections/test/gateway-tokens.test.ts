@@ -2,12 +2,8 @@
 // requests it still has in flight are aborted; never revoked, it ends at its expiry on the
 // gateway's clock. Refused tokens record nothing in the session's log.
 
-import {
-  connectionDeclaration,
-  defineConnection,
-  EgressError,
-  runWithEgress,
-} from "@opencomputer/agent";
+import { defineConnection, EgressError } from "@opencomputer/agent";
+import { connectionDeclaration, runWithEgress } from "@opencomputer/agent/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createEgressGateway,

@@ -6,13 +6,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  connectionDeclaration,
-  defineConnection,
-  defineTool,
-  useModel,
-  useTool,
-} from "@opencomputer/agent";
+import { defineConnection, defineTool, useModel, useTool } from "@opencomputer/agent";
+import { connectionDeclaration } from "@opencomputer/agent/internal";
 import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import { createRuntime, createStaticAgents } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";

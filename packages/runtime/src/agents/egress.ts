@@ -3,7 +3,7 @@
 // `connection.fetch` reads. This is the one place the runtime enters it, in this process or in
 // a worker with the values the control plane sent along with the call.
 
-import { runWithEgress } from "@opencomputer/agent";
+import { runWithEgress } from "@opencomputer/agent/internal";
 import type { Egress } from "../ports/agent-execution.ts";
 
 /** Runs `fn` with the egress context set when the call carries one. */

@@ -1,5 +1,6 @@
 import type { LanguageModelV3Content, LanguageModelV3Source } from "@ai-sdk/provider";
-import { assertJsonCompatible, type JsonValue } from "@opencomputer/agent";
+import { type JsonValue } from "@opencomputer/agent";
+import { assertJsonCompatible } from "@opencomputer/agent/internal";
 import type { BuiltInTool } from "../ports/built-in-tool.ts";
 import { summarizeWebSearch, WEB_SEARCH_ID } from "../ports/provider-tools.ts";
 import type { ToolCallRecord } from "../ports/records.ts";

@@ -1,10 +1,5 @@
-import {
-  type AgentInput,
-  assertJsonCompatible,
-  type JsonValue,
-  jsonByteLength,
-  OpenComputerError,
-} from "@opencomputer/agent";
+import { type AgentInput, type JsonValue, OpenComputerError } from "@opencomputer/agent";
+import { assertJsonCompatible, jsonByteLength } from "@opencomputer/agent/internal";
 import type { TurnMode } from "../ports/records.ts";
 
 /** Bounds on what one turn's input may carry. */

@@ -1,4 +1,5 @@
-import { type AgentInput, type JsonValue, jsonByteLength } from "@opencomputer/agent";
+import { type AgentInput, type JsonValue } from "@opencomputer/agent";
+import { jsonByteLength } from "@opencomputer/agent/internal";
 import { newId } from "../ids.ts";
 import type { SessionRecord } from "../ports/records.ts";
 import type { NewEvent, WriteOp } from "../ports/store.ts";

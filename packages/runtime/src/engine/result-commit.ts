@@ -1,4 +1,5 @@
-import { type JsonValue, jsonByteLength } from "@opencomputer/agent";
+import { type JsonValue } from "@opencomputer/agent";
+import { jsonByteLength } from "@opencomputer/agent/internal";
 import { isoNow } from "../clock.ts";
 import { jsonDigest } from "../digest.ts";
 import { newId } from "../ids.ts";

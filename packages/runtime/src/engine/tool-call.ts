@@ -1,4 +1,5 @@
-import { type JsonValue, jsonByteLength } from "@opencomputer/agent";
+import { type JsonValue } from "@opencomputer/agent";
+import { jsonByteLength } from "@opencomputer/agent/internal";
 import { isoNow } from "../clock.ts";
 import type { AgentHandle, RenderedAgent, ToolDescriptor } from "../ports/agent-execution.ts";
 import type { ToolCallRecord } from "../ports/records.ts";

@@ -3,7 +3,8 @@ import type {
   LanguageModelV3FunctionTool,
   LanguageModelV3ProviderTool,
 } from "@ai-sdk/provider";
-import { type JsonValue, OpenComputerError, RenderError } from "@opencomputer/agent";
+import { type JsonValue, OpenComputerError } from "@opencomputer/agent";
+import { RenderError } from "@opencomputer/agent/internal";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import {

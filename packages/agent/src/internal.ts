@@ -1,0 +1,25 @@
+// @opencomputer/agent/internal: what the runtime, the build and the egress gateway use to run
+// agent code (render it, enter its egress context, read its declarations). Agent authors never
+// call these; the main entry keeps only what they write agents with. Both entries share the
+// same modules, and the state hooks and brands need lives in globalThis slots (two copies of the
+// SDK still agree, see two-copies.test.ts).
+
+export { isTool } from "./brand.ts";
+export {
+  CONNECTION_ID_PATTERN,
+  type ConnectionDeclaration,
+  connectionDeclaration,
+  isConnection,
+} from "./define-connection.ts";
+export { type EgressContext, runWithEgress } from "./egress-context.ts";
+export { checkEgressPath, type PathCheck } from "./egress-path.ts";
+export * as egressWire from "./egress-wire.ts";
+export { RenderError } from "./errors.ts";
+export { assertJsonCompatible, jsonByteLength, MAX_JSON_DEPTH } from "./json-compatible.ts";
+export { renderAgent } from "./render.ts";
+export {
+  isSecretHeader,
+  isSecretRef,
+  SECRET_NAME_PATTERN,
+  type SecretHeaderDeclaration,
+} from "./secrets.ts";
