@@ -18,11 +18,22 @@ export { RESULT_LIMIT_BYTES } from "./engine/result-commit.ts";
 export {
   createRuntime,
   type ExecutionOption,
-  type Runtime,
   type RuntimeOptions,
-  type SendTurnOptions,
-  type SendTurnResult,
 } from "./engine/runtime.ts";
+export type {
+  ApprovalDecisionInput,
+  ApprovalsApi,
+  CreateSessionResult,
+  LabelChange,
+  ResultPage,
+  ResultsOptions,
+  Runtime,
+  SendTurnOptions,
+  SendTurnResult,
+  SessionPage,
+  SessionsApi,
+  WaitForTurnOptions,
+} from "./engine/runtime-api.ts";
 export type { ListSessionsOptions, SessionListRow } from "./engine/session-list.ts";
 export { type CreateSessionOptions, PROJECT_ID } from "./engine/session-options.ts";
 export { TOOL_OUTPUT_LIMIT_BYTES } from "./engine/tool-call.ts";

@@ -9,10 +9,20 @@ import { ASK_ID } from "./ask.ts";
 import { type EngineContext, write } from "./context.ts";
 import { leaseEgress } from "./egress-for.ts";
 import { InputError } from "./input.ts";
+import type { ApprovalsApi } from "./runtime-api.ts";
 
 export interface ApprovalOptions {
   /** How long `apply` may run before its outcome counts as unknown (default 60 s). */
   applyTimeoutMs: number;
+}
+
+/** The approvals API, and the recovery the runtime runs at start and on every interval. */
+export interface Approvals extends ApprovalsApi {
+  /**
+   * After a restart: an apply another runtime started and never settled is `unconfirmed` (never
+   * re-run on its own); an approval decided but never claimed is applied now.
+   */
+  recover(now?: number): Promise<void>;
 }
 
 /** An approval event, without the turn it is logged under (the approval's own). */
@@ -30,7 +40,7 @@ type Transition = {
  * double clicks or two runtimes run one `apply`); an apply whose outcome never came back is
  * `unconfirmed` and runs again only when a person retries it, with the same `decision.id`.
  */
-export function createApprovals(ctx: EngineContext, options: ApprovalOptions) {
+export function createApprovals(ctx: EngineContext, options: ApprovalOptions): Approvals {
   const { store } = ctx;
 
   async function mustGet(id: string): Promise<ApprovalRecord> {

@@ -12,7 +12,6 @@ import type {
   ResultRecord,
   SessionRecord,
   SessionSource,
-  TurnMode,
   TurnRecord,
 } from "../ports/records.ts";
 import type { NewEvent, Store } from "../ports/store.ts";
@@ -29,6 +28,7 @@ import { type EgressEventInput, recordEgressEvent } from "./egress-events.ts";
 import { Notifier } from "./notifier.ts";
 import { ProjectMemo } from "./project-of.ts";
 import { closeQuestion } from "./question-input.ts";
+import type { Runtime, SendTurnOptions, SendTurnResult, SessionsApi } from "./runtime-api.ts";
 import { sendTurnNow } from "./send-turn.ts";
 import { SessionActor } from "./session-actor.ts";
 import { type ListSessionsOptions, listSessions } from "./session-list.ts";
@@ -88,19 +88,6 @@ export interface RuntimeOptions {
   egress?: EgressSource;
 }
 
-export interface SendTurnOptions {
-  mode?: TurnMode;
-  idempotencyKey?: string;
-}
-
-export interface SendTurnResult {
-  /** The turn; for an input held while a question is open, the id of the held input. */
-  turnId: string;
-  /** `held`: a question is open; the input arrives with the answer as `steering`. */
-  status: "queued" | "running" | "held";
-  duplicate: boolean;
-}
-
 /** Where agent code runs: in this process, or through an execution the caller owns. */
 export type ExecutionOption = "in-process" | AgentExecution;
 
@@ -125,10 +112,8 @@ const consoleLog: Logger = {
   warn: (message, fields) => console.error(JSON.stringify({ level: "warn", message, ...fields })),
 };
 
-export type Runtime = ReturnType<typeof createRuntime>;
-
 /** The session engine: runs agents' turns durably on a Store. */
-export function createRuntime(options: RuntimeOptions) {
+export function createRuntime(options: RuntimeOptions): Runtime {
   const leaseMs = options.leaseMs ?? 30_000;
   const log = options.log ?? consoleLog;
   const running = resolveExecution(options.execution, options.agents);
@@ -292,7 +277,7 @@ export function createRuntime(options: RuntimeOptions) {
   const sendDeps = { ctx, actors, kick, startNew, mustGetSession };
   const projects = new ProjectMemo(mustGetSession);
 
-  const sessions = {
+  const sessions: SessionsApi = {
     async create(raw: CreateSessionOptions) {
       const opts = validateCreateOptions(raw);
       const { agentId, deploymentId } = await ctx.agents.describe(opts.agentId);
@@ -498,4 +483,4 @@ export function createRuntime(options: RuntimeOptions) {
   };
 }
 
-export type { SessionSource };
+export type { Runtime, SendTurnOptions, SendTurnResult, SessionSource };
