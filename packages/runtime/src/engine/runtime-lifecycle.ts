@@ -1,0 +1,52 @@
+import type { Approvals } from "./approvals.ts";
+import type { EngineContext } from "./context.ts";
+import type { SessionActors } from "./runtime-actors.ts";
+import type { ResolvedExecution } from "./runtime-options.ts";
+
+/** Approvals left mid-apply, then every session a runtime that died left with work. */
+export async function recoverSessions(
+  ctx: EngineContext,
+  approvals: Approvals,
+  sessionActors: SessionActors,
+): Promise<void> {
+  await approvals.recover();
+  for (const sessionId of await ctx.store.listRecoverableSessions()) sessionActors.kick(sessionId);
+}
+
+export interface LifecycleOptions {
+  sessionActors: SessionActors;
+  recover(): Promise<void>;
+  /** Default leaseMs / 2 (at least 50). */
+  recoveryIntervalMs: number | undefined;
+  /** Stops listening to the runtime's signals. */
+  stopListening(): void;
+  running: ResolvedExecution;
+}
+
+/** The runtime's `start` and `close`. */
+export function createLifecycle(
+  ctx: EngineContext,
+  options: LifecycleOptions,
+): { start(): Promise<void>; close(): Promise<void> } {
+  const { sessionActors, recover, running } = options;
+  let recoveryTimer: NodeJS.Timeout | null = null;
+  return {
+    async start(): Promise<void> {
+      await recover();
+      const every = options.recoveryIntervalMs ?? Math.max(50, Math.floor(ctx.leaseMs / 2));
+      recoveryTimer = setInterval(
+        () => void recover().catch((e) => ctx.log.error("recovery failed", { error: String(e) })),
+        every,
+      );
+      recoveryTimer.unref();
+    },
+    async close(): Promise<void> {
+      sessionActors.stopTaking();
+      options.stopListening();
+      if (recoveryTimer) clearInterval(recoveryTimer);
+      ctx.timers.close();
+      await sessionActors.releaseAll();
+      if (running.owned) await running.execution.close();
+    },
+  };
+}

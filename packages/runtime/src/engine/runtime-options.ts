@@ -1,0 +1,120 @@
+import { createInProcessExecution } from "../agents/in-process.ts";
+import { locatedAgents } from "../agents/located.ts";
+import { newId } from "../ids.ts";
+import type { AgentExecution } from "../ports/agent-execution.ts";
+import type { AgentResolver } from "../ports/agent-resolver.ts";
+import type { BuiltInTool } from "../ports/built-in-tool.ts";
+import type { ModelResolver } from "../ports/model.ts";
+import { MODEL_PROVIDED_TOOL_IDS } from "../ports/provider-tools.ts";
+import type { Store } from "../ports/store.ts";
+import type { WorkSignal } from "../ports/work-signal.ts";
+import { ASK_ID } from "./ask.ts";
+import type { EgressSource, EngineContext, Logger } from "./context.ts";
+import { Deadlines } from "./deadlines.ts";
+import { Notifier } from "./notifier.ts";
+import { WorkerLosses } from "./worker-loss.ts";
+
+export interface RuntimeOptions {
+  store: Store;
+  agents: AgentResolver;
+  models: ModelResolver;
+  runtimeId?: string;
+  /** How long a session's lease lasts without renewal; another runtime takes over after it. */
+  leaseMs?: number;
+  /** Model steps one turn may take (default 50). */
+  maxSteps?: number;
+  /** How long an interrupt waits for tools to honour their signal before settling (default 2000). */
+  cancelGraceMs?: number;
+  /** How often to look for sessions whose runtime died (default leaseMs / 2). */
+  recoveryIntervalMs?: number;
+  log?: Logger;
+  /**
+   * How often `waitForTurn` reads the turn again whatever it heard: 250 ms by default, 5 s with
+   * a shared signal (which wakes it at the settling commit of any process).
+   */
+  waitPollMs?: number;
+  /** How long an idle session's lease is kept before it is given up (default 1000). */
+  idleReleaseMs?: number;
+  /** How long an approved `apply` may run before its outcome counts as unknown (default 60 000). */
+  applyTimeoutMs?: number;
+  /** Runtime-provided tools agents may select by id, e.g. the computers' `shell`. */
+  builtInTools?: BuiltInTool[];
+  /**
+   * How this process hears of commits made by others on the same store (new work, new events).
+   * Default: the in-process Notifier, which only sees this process's own writes. Several
+   * processes on PostgreSQL pass `createPostgresSignal` (LISTEN/NOTIFY). The caller closes it.
+   */
+  signal?: WorkSignal;
+  /**
+   * How long a process that did not queue a turn waits before trying to claim it, so the
+   * process that queued it (and whose client waits there) normally runs it (default 100).
+   */
+  remoteClaimDelayMs?: number;
+  /**
+   * Where agent code runs: "in-process" (default), or an AgentExecution the caller made and
+   * closes, e.g. worker processes (`createWorkerExecution` from @opencomputer/workers,
+   * docs/workers.md).
+   */
+  execution?: ExecutionOption;
+  /** The egress gateway URL and per-session token sent with every execution of agent code. */
+  egress?: EgressSource;
+}
+
+/** Where agent code runs: in this process, or through an execution the caller owns. */
+export type ExecutionOption = "in-process" | AgentExecution;
+
+/** The execution to use, the resolver the engine loads through, and whether the runtime owns it. */
+export interface ResolvedExecution {
+  execution: AgentExecution;
+  agents: AgentResolver;
+  owned: boolean;
+}
+
+/** In this process by default (the runtime owns and closes it), else the caller's execution. */
+export function resolveExecution(
+  option: ExecutionOption | undefined,
+  agents: AgentResolver,
+): ResolvedExecution {
+  if (option === undefined || option === "in-process") {
+    return { execution: createInProcessExecution(agents), agents, owned: true };
+  }
+  // Agent code runs elsewhere: the engine must not import it, only locate it.
+  return {
+    execution: option,
+    agents: option.kind === "worker" ? locatedAgents(agents) : agents,
+    owned: false,
+  };
+}
+
+const consoleLog: Logger = {
+  error: (message, fields) => console.error(JSON.stringify({ level: "error", message, ...fields })),
+  warn: (message, fields) => console.error(JSON.stringify({ level: "warn", message, ...fields })),
+};
+
+/** What every engine unit shares, from the options with their defaults filled in. */
+export function createEngineContext(
+  options: RuntimeOptions,
+  running: ResolvedExecution,
+): EngineContext {
+  return {
+    store: options.store,
+    agents: running.agents,
+    execution: running.execution,
+    ...(options.egress ? { egress: options.egress } : {}),
+    models: options.models,
+    notifier: new Notifier(),
+    log: options.log ?? consoleLog,
+    runtimeId: options.runtimeId ?? newId("rt"),
+    leaseMs: options.leaseMs ?? 30_000,
+    maxSteps: options.maxSteps ?? 50,
+    cancelGraceMs: options.cancelGraceMs ?? 2000,
+    builtInToolIds: [
+      ASK_ID,
+      ...MODEL_PROVIDED_TOOL_IDS,
+      ...(options.builtInTools ?? []).map((t) => t.id),
+    ],
+    builtInTools: new Map((options.builtInTools ?? []).map((t) => [t.id, t])),
+    workerLosses: new WorkerLosses(),
+    timers: new Deadlines<() => void>((run) => run(), { keepAlive: false }),
+  };
+}

@@ -1,0 +1,205 @@
+import { isoNow } from "../clock.ts";
+import { newId } from "../ids.ts";
+import type { SessionRecord } from "../ports/records.ts";
+import { StoreError } from "../ports/store-errors.ts";
+import { NotFoundError } from "./api-errors.ts";
+import { endSession, interruptTurns } from "./cancellation.ts";
+import { recordComputer } from "./computer-record.ts";
+import { type EngineContext, write } from "./context.ts";
+import { recordEgressEvent } from "./egress-events.ts";
+import { ProjectMemo } from "./project-of.ts";
+import { closeQuestion } from "./question-input.ts";
+import type { SessionActors } from "./runtime-actors.ts";
+import type {
+  CreateSessionResult,
+  ResultPage,
+  ResultsOptions,
+  SessionsApi,
+} from "./runtime-api.ts";
+import { sendTurnNow } from "./send-turn.ts";
+import { listSessions } from "./session-list.ts";
+import {
+  applyLabelChange,
+  type CreateSessionOptions,
+  validateCreateOptions,
+} from "./session-options.ts";
+import type { SessionWatchers } from "./session-watch.ts";
+import { toSessionView } from "./view.ts";
+import { type WaitOptions, waitForTurn } from "./wait.ts";
+
+export interface SessionsDeps {
+  sessionActors: SessionActors;
+  /** Fed by this process's commits, and by a shared signal's. */
+  watchers: SessionWatchers;
+  waitOptions: WaitOptions;
+  /** Whether the runtime's signal is shared (sees other processes' commits). */
+  watchesAllProcesses: boolean;
+}
+
+/** The runtime's `sessions`: each method checks its input and hands the work to an engine unit. */
+export function createSessionsApi(ctx: EngineContext, deps: SessionsDeps): SessionsApi {
+  const { store } = ctx;
+  const { sessionActors, watchers, waitOptions } = deps;
+  const { actors, kick } = sessionActors;
+  const mustGetSession = (sessionId: string) => getSession(ctx, sessionId);
+  const serial = serialPerSession();
+  const startNew = sessionActors.startNew;
+  const sendDeps = { ctx, actors, kick, startNew, mustGetSession };
+  const projects = new ProjectMemo(mustGetSession);
+
+  const sessions: SessionsApi = {
+    create: (raw) => createSession(ctx, projects, raw),
+    list: (opts = {}) => listSessions(store, opts),
+    projectOf: (sessionId) => projects.of(sessionId),
+    async get(sessionId) {
+      const [session, turns] = await Promise.all([
+        mustGetSession(sessionId),
+        store.listTurns(sessionId),
+      ]);
+      return toSessionView(session, turns);
+    },
+    sendTurn: (sessionId, rawInput, opts = {}) =>
+      serial(sessionId, () => sendTurnNow(sendDeps, sessionId, rawInput, opts)),
+    interrupt: (sessionId) => interruptSession(ctx, sessionActors, sessionId),
+    updateLabels(sessionId, change) {
+      return serial(sessionId, async () => {
+        const session = await mustGetSession(sessionId);
+        const labels = applyLabelChange(session.labels, change);
+        await write(ctx, sessionId, {
+          ops: [{ type: "session.update", patch: { labels } }],
+          events: [{ type: "session.labels_changed", data: { labels } }],
+        });
+        return sessions.get(sessionId);
+      });
+    },
+    async end(sessionId) {
+      await mustGetSession(sessionId);
+      await endSession(ctx, actors, sessionId);
+    },
+    async events(sessionId, after = 0, limit = 500) {
+      await mustGetSession(sessionId);
+      return store.readEvents(sessionId, after, Math.min(Math.max(1, limit), 500));
+    },
+    results: (sessionId, opts = {}) => listResults(ctx, sessionId, opts),
+    async result(sessionId, resultId) {
+      const record = await store.getResult(sessionId, resultId);
+      if (!record) throw new NotFoundError("result", resultId);
+      return record;
+    },
+    waitForTurn: (sessionId, turnId, opts = {}) =>
+      waitForTurn(ctx, sessionId, turnId, opts.timeoutMs ?? 60_000, waitOptions),
+    recordComputer: (sessionId, change) => recordComputer(ctx, sessionId, change),
+    recordEgress: (sessionId, event) => recordEgressEvent(ctx, sessionId, event),
+    subscribe: (sessionId, listener) => ctx.notifier.subscribe(sessionId, listener),
+    watch: (sessionId, listener) => watchers.watch(sessionId, listener),
+    watchesAllProcesses: deps.watchesAllProcesses,
+  };
+  return sessions;
+}
+
+async function getSession(ctx: EngineContext, sessionId: string): Promise<SessionRecord> {
+  const session = await ctx.store.getSession(sessionId);
+  if (!session) throw new NotFoundError("session", sessionId);
+  return session;
+}
+
+/**
+ * Inputs of one session are taken one at a time: what a new input means (queued, held for an
+ * open question, an answer) depends on what the previous one wrote.
+ */
+function serialPerSession(): <T>(sessionId: string, fn: () => Promise<T>) => Promise<T> {
+  const sendQueues = new Map<string, Promise<unknown>>();
+  return function serial<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = sendQueues.get(sessionId);
+    // Nothing queued: start at once rather than a microtask later (fn is async, so it still
+    // returns before its first await and the entry below is set before anything can queue).
+    const next = previous === undefined ? fn() : previous.then(fn, fn);
+    const forget = () => {
+      if (sendQueues.get(sessionId) === settled) sendQueues.delete(sessionId);
+    };
+    const settled: Promise<unknown> = next.then(forget, forget);
+    sendQueues.set(sessionId, settled);
+    return next;
+  };
+}
+
+async function createSession(
+  ctx: EngineContext,
+  projects: ProjectMemo,
+  raw: CreateSessionOptions,
+): Promise<CreateSessionResult> {
+  const opts = validateCreateOptions(raw);
+  const { agentId, deploymentId } = await ctx.agents.describe(opts.agentId);
+  const now = isoNow();
+  const { session, created } = await ctx.store.createSession(
+    {
+      id: newId("ses"),
+      projectId: opts.projectId,
+      agentId,
+      deploymentId,
+      environment: opts.environment,
+      status: "new",
+      source: opts.source,
+      labels: opts.labels,
+      executionMode: opts.executionMode,
+      result: null,
+      question: null,
+      runtime: { generation: 0, state: "none" },
+      revision: 1,
+      lastSeq: 0,
+      idempotencyKey: opts.idempotencyKey ?? null,
+      lease: null,
+      createdAt: now,
+      updatedAt: now,
+    },
+    [{ type: "session.created", data: { agentId, deploymentId } }],
+  );
+  projects.remember(session.id, session.projectId);
+  // A session just created has no turns; a replayed one may.
+  const turns = created ? [] : await ctx.store.listTurns(session.id);
+  return { session: toSessionView(session, turns), created };
+}
+
+async function interruptSession(
+  ctx: EngineContext,
+  sessionActors: SessionActors,
+  sessionId: string,
+): Promise<{ interruptedTurnIds: string[] }> {
+  await getSession(ctx, sessionId);
+  const running = (await ctx.store.listActiveTurns(sessionId)).filter(
+    (t) => t.status === "running",
+  );
+  const interrupted = await interruptTurns(ctx, sessionActors.actors, sessionId, running);
+  // An open question is closed too: the person no longer owes the agent an answer.
+  const session = await getSession(ctx, sessionId);
+  const close = closeQuestion(session, "interrupted");
+  if (close.ops.length > 0) {
+    await write(ctx, sessionId, {
+      expectSession: { status: [session.status] },
+      ...close,
+    }).catch((error) => {
+      if (!(error instanceof StoreError)) throw error;
+    });
+  }
+  sessionActors.kick(sessionId);
+  return { interruptedTurnIds: interrupted };
+}
+
+async function listResults(
+  ctx: EngineContext,
+  sessionId: string,
+  opts: ResultsOptions,
+): Promise<ResultPage> {
+  await getSession(ctx, sessionId);
+  const limit = Math.min(Math.max(1, opts.limit ?? 50), 200);
+  const rows = await ctx.store.listResults(sessionId, {
+    limit: limit + 1,
+    ...(opts.turnId ? { turnId: opts.turnId } : {}),
+    ...(opts.cursor ? { after: opts.cursor } : {}),
+  });
+  const page = rows.slice(0, limit);
+  return {
+    results: page,
+    nextCursor: rows.length > limit ? (page[page.length - 1]?.resultId ?? null) : null,
+  };
+}
