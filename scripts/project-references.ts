@@ -6,6 +6,7 @@
 //                                    `devDependencies` too (a test may use a package that
 //                                    depends on this one: no cycle, as sources never do)
 //
+// The root tsconfig.json is the solution: `tsc -b` builds every project in dependency order.
 // An import of a workspace package that is not referenced fails to compile (TS6307), so an
 // undeclared dependency cannot hide. `--check` fails when a file on disk differs (CI).
 //
@@ -143,7 +144,7 @@ export function expectedFiles(): Map<string, string> {
     }),
   );
   solution.push({ path: "bench" }, { path: "examples" });
-  out.set(join(ROOT, "tsconfig.build.json"), json({ files: [], references: solution }));
+  out.set(join(ROOT, "tsconfig.json"), json({ files: [], references: solution }));
   return out;
 }
 

@@ -6,8 +6,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { type JsonObject } from "@opencomputer/agent";
-import { type ConnectionDeclaration, checkEgressPath, egressWire as wire } from "@opencomputer/agent/internal";
+import type { JsonObject } from "@opencomputer/agent";
+import {
+  type ConnectionDeclaration,
+  checkEgressPath,
+  egressWire as wire,
+} from "@opencomputer/agent/internal";
 import type { EgressEvent, EgressGatewayOptions } from "./gateway.ts";
 import { asRefusal, decodePath, readBody, writeRefusal, writeRelayHead } from "./gateway-http.ts";
 import type { LiveTokens } from "./live-tokens.ts";

@@ -7,7 +7,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bearer, defineConnection, EgressError, useSecret } from "@opencomputer/agent";
-import { connectionDeclaration, runWithEgress, egressWire as wire } from "@opencomputer/agent/internal";
+import {
+  connectionDeclaration,
+  runWithEgress,
+  egressWire as wire,
+} from "@opencomputer/agent/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createEgressGateway,

@@ -1,5 +1,15 @@
-import { bearer, type Connection, defineConnection, EgressError, useSecret } from "@opencomputer/agent";
-import { connectionDeclaration, runWithEgress, egressWire as wire } from "@opencomputer/agent/internal";
+import {
+  bearer,
+  type Connection,
+  defineConnection,
+  EgressError,
+  useSecret,
+} from "@opencomputer/agent";
+import {
+  connectionDeclaration,
+  runWithEgress,
+  egressWire as wire,
+} from "@opencomputer/agent/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEgressGateway, type EgressEvent, type EgressGateway } from "../src/index.ts";
 import { type Origin, startOrigin, until } from "./origin.ts";

@@ -6,7 +6,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { bearer, defineConnection, defineTool, useModel, useSecret, useTool } from "@opencomputer/agent";
+import {
+  bearer,
+  defineConnection,
+  defineTool,
+  useModel,
+  useSecret,
+  useTool,
+} from "@opencomputer/agent";
 import { connectionDeclaration } from "@opencomputer/agent/internal";
 import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import { createRuntime, createStaticAgents, type EventRecord } from "@opencomputer/runtime";

@@ -2,6 +2,7 @@
 // comments. `npm run docs:api` rewrites them; packages/protocol/test/api-docs.test.ts fails when
 // the file and the protocol disagree, so the reference cannot drift from what is checked.
 
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
@@ -79,6 +80,22 @@ export function generatedApiDoc(doc: string): string {
   return withSection(withSection(doc, "events", eventsSection()), "records", recordsSection());
 }
 
+/**
+ * The doc as the formatter lays it out (tables padded): compared with table padding removed, so
+ * only content counts.
+ */
+export function sameContent(a: string, b: string): boolean {
+  const flat = (text: string) =>
+    text
+      .split("\n")
+      .map((line) => line.replace(/\s+/g, " ").replace(/-{3,}/g, "---").trim())
+      .join("\n");
+  return flat(a) === flat(b);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(API_DOC, generatedApiDoc(readFileSync(API_DOC, "utf8")));
+  // Lay the tables out as `npm run lint` expects.
+  const biome = fileURLToPath(new URL("../../../node_modules/.bin/biome", import.meta.url));
+  execFileSync(biome, ["format", "--write", API_DOC], { stdio: "ignore" });
 }

@@ -4,7 +4,7 @@
 // means to send (and the token that makes a message count).
 
 import { createConnection, createServer } from "node:net";
-import { type AgentFunction, type JsonValue } from "@opencomputer/agent";
+import type { AgentFunction, JsonValue } from "@opencomputer/agent";
 import { RenderError } from "@opencomputer/agent/internal";
 import type { CodeOutcome, Egress } from "@opencomputer/runtime";
 import { AgentCode, WORKER_KEPT_RENDERS } from "@opencomputer/runtime/agent-code";

@@ -6,7 +6,7 @@
 
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { type JsonValue } from "@opencomputer/agent";
+import type { JsonValue } from "@opencomputer/agent";
 import { RenderError } from "@opencomputer/agent/internal";
 import type { AgentLocation } from "@opencomputer/runtime";
 import { type CodeOutcome, type RenderedAgent, WorkerLostError } from "@opencomputer/runtime";

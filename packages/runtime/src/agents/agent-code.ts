@@ -3,7 +3,7 @@
 // an author sees) is the same in both modes. Outputs are checked for JSON here, where the
 // value still exists: a worker could not send a Date or a function across anyway.
 
-import { type AgentFunction, type JsonValue, type Tool } from "@opencomputer/agent";
+import type { AgentFunction, JsonValue, Tool } from "@opencomputer/agent";
 import { assertJsonCompatible, renderAgent } from "@opencomputer/agent/internal";
 import { newId } from "../ids.ts";
 import type {

@@ -1,4 +1,4 @@
-import { type ApprovalCard } from "@opencomputer/agent";
+import type { ApprovalCard } from "@opencomputer/agent";
 import { assertJsonCompatible } from "@opencomputer/agent/internal";
 
 /** The card limits: a title, an optional summary, at most 20 facts. */

@@ -1,5 +1,5 @@
 import type { LanguageModelV3Content, LanguageModelV3Source } from "@ai-sdk/provider";
-import { type JsonValue } from "@opencomputer/agent";
+import type { JsonValue } from "@opencomputer/agent";
 import { assertJsonCompatible } from "@opencomputer/agent/internal";
 import type { BuiltInTool } from "../ports/built-in-tool.ts";
 import { summarizeWebSearch, WEB_SEARCH_ID } from "../ports/provider-tools.ts";

@@ -1,4 +1,4 @@
-import { type AgentInput, type JsonValue } from "@opencomputer/agent";
+import type { AgentInput, JsonValue } from "@opencomputer/agent";
 import { jsonByteLength } from "@opencomputer/agent/internal";
 import { newId } from "../ids.ts";
 import type { SessionRecord } from "../ports/records.ts";

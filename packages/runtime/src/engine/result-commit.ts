@@ -1,4 +1,4 @@
-import { type JsonValue } from "@opencomputer/agent";
+import type { JsonValue } from "@opencomputer/agent";
 import { jsonByteLength } from "@opencomputer/agent/internal";
 import { isoNow } from "../clock.ts";
 import { jsonDigest } from "../digest.ts";

@@ -1,4 +1,4 @@
-import { type JsonValue } from "@opencomputer/agent";
+import type { JsonValue } from "@opencomputer/agent";
 import { jsonByteLength } from "@opencomputer/agent/internal";
 import { isoNow } from "../clock.ts";
 import type { AgentHandle, RenderedAgent, ToolDescriptor } from "../ports/agent-execution.ts";
