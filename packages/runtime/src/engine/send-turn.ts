@@ -10,23 +10,11 @@ import { type EngineContext, write } from "./context.ts";
 import { validateInput, validateMode } from "./input.ts";
 import { answerKey, planQuestionInput } from "./question-input.ts";
 import type { SendTurnOptions, SendTurnResult } from "./runtime.ts";
-import type { SessionActor } from "./session-actor.ts";
+import type { SessionActors } from "./runtime-actors.ts";
 
-export interface SendTurnDeps {
+/** What taking an input needs: the runtime's actors (to kick or start one) and a session read. */
+export interface SendTurnDeps extends Pick<SessionActors, "actors" | "kick" | "startNew"> {
   ctx: EngineContext;
-  actors: Map<string, SessionActor>;
-  /** `session`: the session as just read, when this input's write left it as it was. */
-  kick(sessionId: string, session?: SessionRecord): void;
-  /**
-   * Inserts `turn` already started and runs it (SessionActor.startNew); false when it could
-   * not, with nothing written.
-   */
-  startNew(
-    sessionId: string,
-    session: SessionRecord,
-    turn: TurnRecord,
-    received: NewEvent[],
-  ): Promise<boolean>;
   mustGetSession(sessionId: string): Promise<SessionRecord>;
 }
 
