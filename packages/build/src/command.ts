@@ -1,4 +1,5 @@
-// `opencomputer build [--dir DIR] [--json]` and `opencomputer doctor [--dir DIR] [--json]`.
+// What `opencomputer build [--dir DIR] [--json]` and `opencomputer doctor [--dir DIR] [--json]`
+// do once the CLI has parsed their arguments.
 // Errors go to stdout as one JSON array with --json (a program reads one value whatever
 // happened), otherwise to stderr as `file:line:column: code message` lines. Warnings never
 // change the exit code; they go to stderr as `file:line:column: warning code message` lines in
@@ -6,7 +7,6 @@
 // first. When the project's code could not be loaded in the sandbox, a `warning:` line on stderr
 // says what confined it instead (isolation.ts).
 
-import { parseArgs } from "node:util";
 import { buildProject } from "./build.ts";
 import { type CheckResult, checkProject } from "./check.ts";
 import {
@@ -28,38 +28,26 @@ const processIO: CommandIO = {
   stderr: (text) => process.stderr.write(text),
 };
 
-/** Runs the command; returns the exit code (0 ok, 1 errors found, 2 bad arguments). */
+/** What `opencomputer build` / `doctor` were asked, parsed by the CLI (packages/cli/src/args.ts). */
+export interface BuildCommandOptions {
+  doctor: boolean;
+  /** The project directory (default "."). */
+  dir?: string;
+  /** Errors as one JSON array on stdout. */
+  json?: boolean;
+  /** How long loading each module may take, in seconds (a positive number). */
+  loadTimeoutSeconds?: number;
+}
+
+/** Runs the command; returns the exit code (0 ok, 1 errors found). */
 export async function runBuildCommand(
-  argv: string[],
-  { doctor }: { doctor: boolean },
+  { doctor, dir = ".", json = false, loadTimeoutSeconds }: BuildCommandOptions,
   io: CommandIO = processIO,
 ): Promise<number> {
-  const command = doctor ? "doctor" : "build";
-  let values: { dir?: string; json?: boolean; "load-timeout"?: string };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        dir: { type: "string" },
-        json: { type: "boolean" },
-        "load-timeout": { type: "string" },
-      },
-    }));
-  } catch (error) {
-    io.stderr(
-      `${(error as Error).message}\nUsage: opencomputer ${command} [--dir DIR] [--json] [--load-timeout SECONDS]\n`,
-    );
-    return 2;
-  }
-  const dir = values.dir ?? ".";
-  const json = values.json ?? false;
-  const timeout = values["load-timeout"];
-  const seconds = timeout === undefined ? undefined : Number(timeout);
-  if (seconds !== undefined && !(seconds > 0)) {
-    io.stderr(`--load-timeout must be a positive number of seconds; got "${timeout}"\n`);
-    return 2;
-  }
-  const options = seconds === undefined ? {} : { loadTimeoutMs: Math.round(seconds * 1000) };
+  const options =
+    loadTimeoutSeconds === undefined
+      ? {}
+      : { loadTimeoutMs: Math.round(loadTimeoutSeconds * 1000) };
 
   if (doctor) {
     const result = await checkProject(dir, options);

@@ -16,7 +16,7 @@ export {
   type CheckResult,
   checkProject,
 } from "./check.ts";
-export { type CommandIO, runBuildCommand } from "./command.ts";
+export { type BuildCommandOptions, type CommandIO, runBuildCommand } from "./command.ts";
 export {
   type Deployment,
   type DeploymentTool,

@@ -65,7 +65,7 @@ describe("the build's isolation for project code", () => {
         stderr += text;
       },
     };
-    expect(await runBuildCommand(["--dir", missing], { doctor: true }, io)).toBe(1);
+    expect(await runBuildCommand({ doctor: true, dir: missing }, io)).toBe(1);
     expect(stderr).toContain("agent_not_found");
   });
 
@@ -83,7 +83,7 @@ describe("the build's isolation for project code", () => {
             stderr += text;
           },
         };
-        expect(await runBuildCommand(["--dir", fixture.dir], { doctor }, io)).toBe(0);
+        expect(await runBuildCommand({ doctor, dir: fixture.dir }, io)).toBe(0);
         expect(stderr).toContain(
           "warning: project code loaded without a sandbox (OPENCOMPUTER_SANDBOX=0)",
         );

@@ -25,7 +25,7 @@ async function doctor(): Promise<{ code: number; out: string; err: string }> {
       io.err += text;
     },
   };
-  const code = await runBuildCommand(["--dir", project.dir], { doctor: true }, io);
+  const code = await runBuildCommand({ doctor: true, dir: project.dir }, io);
   return { code, out: io.out, err: io.err };
 }
 

@@ -57,7 +57,7 @@ describe("tool schemas outside OpenAI's strict mode", () => {
 
   it("the command prints them as warning lines and exits 0; --json keeps stdout for errors", async () => {
     const io = capture();
-    expect(await runBuildCommand(["--dir", project.dir], { doctor: false }, io)).toBe(0);
+    expect(await runBuildCommand({ doctor: false, dir: project.dir }, io)).toBe(0);
     const lines = io.err.trim().split("\n");
     expect(lines.at(-1)).toBe("3 warnings");
     const { line, column } = at(project.dir, ATTACH, "defineTool({");
@@ -67,7 +67,7 @@ describe("tool schemas outside OpenAI's strict mode", () => {
     expect(io.out).toMatch(/^support dep_[0-9a-f]{20} \((new|unchanged)\)\n$/);
 
     const json = capture();
-    expect(await runBuildCommand(["--dir", project.dir, "--json"], { doctor: true }, json)).toBe(0);
+    expect(await runBuildCommand({ doctor: true, dir: project.dir, json: true }, json)).toBe(0);
     expect(JSON.parse(json.out)).toEqual([]);
     expect(json.err).toContain("3 warnings");
   });

@@ -1,5 +1,5 @@
 import { OpenComputerError } from "@opencomputer/agent";
-import { runBuildCommand } from "@opencomputer/build";
+import { buildCommand } from "./commands/build.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { isRemoteSession, REMOTE_USAGE, remoteCommand } from "./commands/remote/index.ts";
 import { secretsCommand } from "./commands/secrets.ts";
@@ -59,9 +59,9 @@ export async function main(argv: string[]): Promise<number> {
       case "secrets":
         return await secretsCommand(rest);
       case "build":
-        return await runBuildCommand(rest, { doctor: false });
+        return await buildCommand(rest, false);
       case "doctor":
-        return await runBuildCommand(rest, { doctor: true });
+        return await buildCommand(rest, true);
       case undefined:
       case "help":
       case "--help":
