@@ -15,7 +15,7 @@ export interface OpenedStore {
   /** Spread into createRuntime: the signal and the lease timings from the environment. */
   runtimeOptions: Pick<
     RuntimeOptions,
-    "signal" | "leaseMs" | "recoveryIntervalMs" | "idleReleaseMs" | "runtimeId"
+    "signal" | "leaseMs" | "recoveryIntervalMs" | "idleReleaseMs" | "applyTimeoutMs" | "runtimeId"
   >;
   /** Stops the signal, then closes the store (after the runtime has closed). */
   close(): Promise<void>;
@@ -26,12 +26,16 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//;
 /**
  * Lease timings, for operators and for tests that kill processes and wait for a takeover:
  * OPENCOMPUTER_LEASE_MS (30 000), OPENCOMPUTER_RECOVERY_INTERVAL_MS (lease / 2),
- * OPENCOMPUTER_IDLE_RELEASE_MS (1 000). OPENCOMPUTER_RUNTIME_ID names the runtime in leases
- * and logs (default: a fresh id per process).
+ * OPENCOMPUTER_IDLE_RELEASE_MS (1 000), OPENCOMPUTER_APPLY_TIMEOUT_MS (60 000: how long an
+ * approved apply may run before its outcome counts as unknown). OPENCOMPUTER_RUNTIME_ID names
+ * the runtime in leases and logs (default: a fresh id per process).
  */
 export function runtimeEnv(
   env: NodeJS.ProcessEnv,
-): Pick<RuntimeOptions, "leaseMs" | "recoveryIntervalMs" | "idleReleaseMs" | "runtimeId"> {
+): Pick<
+  RuntimeOptions,
+  "leaseMs" | "recoveryIntervalMs" | "idleReleaseMs" | "applyTimeoutMs" | "runtimeId"
+> {
   const out: ReturnType<typeof runtimeEnv> = {};
   const ms = (name: string): number | undefined => {
     const raw = env[name];
@@ -52,6 +56,8 @@ export function runtimeEnv(
   if (leaseMs !== undefined) out.leaseMs = leaseMs;
   if (recoveryIntervalMs !== undefined) out.recoveryIntervalMs = recoveryIntervalMs;
   if (idleReleaseMs !== undefined) out.idleReleaseMs = idleReleaseMs;
+  const applyTimeoutMs = ms("OPENCOMPUTER_APPLY_TIMEOUT_MS");
+  if (applyTimeoutMs !== undefined) out.applyTimeoutMs = applyTimeoutMs;
   const runtimeId = env.OPENCOMPUTER_RUNTIME_ID;
   if (runtimeId !== undefined && runtimeId !== "") {
     if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(runtimeId)) {

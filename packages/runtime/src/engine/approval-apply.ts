@@ -35,7 +35,7 @@ export async function applyApproval(
     patch: {
       status: "applying",
       attempts: a.attempts + 1,
-      claimedBy: ctx.runtimeId,
+      claimedBy: options.claimant,
       claimedAt: now,
     },
     event: {

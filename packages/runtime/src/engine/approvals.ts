@@ -1,3 +1,4 @@
+import { newClaimant } from "./approval-claim.ts";
 import { recoverApprovals } from "./approval-recovery.ts";
 import { createApprovalsApi } from "./approvals-api.ts";
 import type { EngineContext } from "./context.ts";
@@ -6,6 +7,8 @@ import type { ApprovalsApi } from "./runtime-api.ts";
 export interface ApprovalOptions {
   /** How long `apply` may run before its outcome counts as unknown (default 60 s). */
   applyTimeoutMs: number;
+  /** This start's name in claims (approval-claim.ts): the runtime's name and an incarnation. */
+  claimant: string;
 }
 
 /** The approvals API, and the recovery the runtime runs at start and on every interval. */
@@ -26,7 +29,11 @@ export interface Approvals extends ApprovalsApi {
  * The parts: approval-state.ts (read, compare-and-set), approval-apply.ts (claim, run, settle),
  * approvals-api.ts (get, list, decide, retry, dismiss), approval-recovery.ts (after a restart).
  */
-export function createApprovals(ctx: EngineContext, options: ApprovalOptions): Approvals {
+export function createApprovals(
+  ctx: EngineContext,
+  settings: Omit<ApprovalOptions, "claimant">,
+): Approvals {
+  const options = { ...settings, claimant: newClaimant(ctx.runtimeId) };
   return {
     ...createApprovalsApi(ctx, options),
     recover: (now = Date.now()) => recoverApprovals(ctx, options, now),
