@@ -33,8 +33,23 @@ const calls = new Map<number, AbortController>();
 const progressAcks = new Map<string, { resolve: () => void; reject: (e: Error) => void }>();
 let progressSeq = 0;
 
+/**
+ * A worker whose control plane is gone has nobody to answer: it exits quietly (0) instead of
+ * throwing ERR_IPC_CHANNEL_CLOSED or EPIPE from a send that raced the channel's close (a
+ * heartbeat, an outcome), which printed stack traces when a runtime died or dropped a worker.
+ */
+function quit(): void {
+  process.exit(0);
+}
+
 function send(message: WorkerMessage): void {
-  rawSend!(message);
+  if (!process.connected) {
+    quit();
+    return;
+  }
+  rawSend!(message, undefined, undefined, (error: Error | null) => {
+    if (error) quit();
+  });
 }
 
 function wireError(error: unknown): WireError {
@@ -196,6 +211,8 @@ function progress(id: number, key: string, metadata: JsonValue): Promise<void> {
 }
 
 process.on("message", (message: ParentMessage) => onMessage(message));
-// The control plane went away (or dropped this worker): nothing may keep running.
-process.on("disconnect", () => process.exit(0));
+// The control plane went away (or dropped this worker): nothing may keep running. A channel
+// error (EPIPE when the peer died mid-write) means the same.
+process.on("disconnect", quit);
+process.channel?.on?.("error", quit);
 send({ type: "ready", version: PROTOCOL_VERSION });
