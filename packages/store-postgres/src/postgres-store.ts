@@ -23,7 +23,14 @@ import { isoNow } from "@opencomputer/runtime";
 import pg from "pg";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
-import { nextLease, RELEASE_LEASE, RENEW_LEASE, WRITE_LEASE } from "./lease.ts";
+import {
+  EXPIRE_LEASES_OF,
+  LIVE_LEASE_HOLDERS,
+  nextLease,
+  RELEASE_LEASE,
+  RENEW_LEASE,
+  WRITE_LEASE,
+} from "./lease.ts";
 import { channelFor, RELEASE_LEASE_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
 import {
@@ -383,6 +390,16 @@ export class PostgresStore implements Store {
        ORDER BY s.created_at, s.id`,
       [now],
     );
+    return rows.map((r) => r.id);
+  }
+
+  async listLeaseHolders(now: number = Date.now()): Promise<string[]> {
+    const { rows } = await this.pool.query<{ holder: string }>(LIVE_LEASE_HOLDERS, [now]);
+    return rows.map((r) => r.holder);
+  }
+
+  async expireLeasesOf(runtimeId: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ id: string }>(EXPIRE_LEASES_OF, [runtimeId]);
     return rows.map((r) => r.id);
   }
 

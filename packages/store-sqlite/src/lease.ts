@@ -60,3 +60,21 @@ export const RENEW_LEASE = `UPDATE sessions SET lease_expires_at = ?
 /** Only the lease as given: one extended since (a newer acquire or renew) stays. */
 export const RELEASE_LEASE = `UPDATE sessions SET lease_expires_at = 0
   WHERE id = ? AND lease_runtime_id = ? AND lease_epoch = ? AND lease_expires_at = ?`;
+
+/** The sessions whose lease EXPIRE_LEASES_OF ends, read first in the same transaction. */
+export const LEASES_OF = `SELECT id FROM sessions
+  WHERE lease_runtime_id = ? AND lease_expires_at > 0 ORDER BY id`;
+
+/**
+ * Every live lease of one (dead) holder. A plain UPDATE, not RETURNING: only `run` statements
+ * are recorded in the group commit's journal.
+ */
+export const EXPIRE_LEASES_OF = `UPDATE sessions SET lease_expires_at = 0
+  WHERE lease_runtime_id = ? AND lease_expires_at > 0`;
+
+/** Holders of live leases on sessions with work, for the liveness check at recovery. */
+export const LIVE_LEASE_HOLDERS = `SELECT DISTINCT s.lease_runtime_id FROM sessions s
+  WHERE s.status <> 'ended' AND s.lease_runtime_id IS NOT NULL AND s.lease_expires_at > ?
+    AND EXISTS (SELECT 1 FROM turns t
+                WHERE t.session_id = s.id AND t.status IN ('queued', 'running'))
+  ORDER BY s.lease_runtime_id`;

@@ -26,7 +26,14 @@ import { DeferredRowWriter } from "./deferred-rows.ts";
 import { protectStoreFiles } from "./file-modes.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { Journal } from "./journal.ts";
-import { RELEASE_LEASE, RENEW_LEASE, takeLease } from "./lease.ts";
+import {
+  EXPIRE_LEASES_OF,
+  LEASES_OF,
+  LIVE_LEASE_HOLDERS,
+  RELEASE_LEASE,
+  RENEW_LEASE,
+  takeLease,
+} from "./lease.ts";
 import { PendingRows } from "./pending-rows.ts";
 import type { RowWriter } from "./row-writer.ts";
 import {
@@ -99,6 +106,7 @@ export class SqliteStore implements Store {
   >;
   private readonly renewTx: Fn<[string, Lease, number], Lease | null>;
   private readonly releaseTx: Fn<[string, Lease], void>;
+  private readonly expireTx: Fn<[string], string[]>;
   private readonly group: GroupCommit | null;
 
   constructor(options: SqliteStoreOptions) {
@@ -172,6 +180,12 @@ export class SqliteStore implements Store {
         .get(RELEASE_LEASE, sessionId)
         .run(sessionId, lease.runtimeId, lease.epoch, lease.expiresAt);
       this.deferred?.forget(sessionId);
+    });
+    this.expireTx = tx((runtimeId: string): string[] => {
+      const ids = this.statements.get(LEASES_OF).pluck().all(runtimeId) as string[];
+      if (ids.length > 0) this.statements.get(EXPIRE_LEASES_OF).run(runtimeId);
+      for (const id of ids) this.deferred?.forget(id);
+      return ids;
     });
   }
 
@@ -443,6 +457,14 @@ export class SqliteStore implements Store {
       )
       .pluck()
       .all(now) as string[];
+  }
+
+  async listLeaseHolders(now: number = Date.now()): Promise<string[]> {
+    return this.statements.get(LIVE_LEASE_HOLDERS).pluck().all(now) as string[];
+  }
+
+  async expireLeasesOf(runtimeId: string): Promise<string[]> {
+    return this.expireTx(runtimeId);
   }
 
   /** Commits the open group (if any), then closes the connection. */

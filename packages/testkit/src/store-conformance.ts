@@ -22,6 +22,7 @@ import { guardsSection } from "./store-conformance/guards.ts";
 /** A valid new session record (fresh id unless given), for stores' own tests. */
 export { createdEvents, sessionRecord, turnRecord } from "./store-conformance/fixtures.ts";
 
+import { deadHoldersSection } from "./store-conformance/dead-holders.ts";
 import { leasesSection } from "./store-conformance/leases.ts";
 import { queriesSection } from "./store-conformance/queries.ts";
 import { recordsSection } from "./store-conformance/records.ts";
@@ -101,6 +102,7 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
     recordsSection(c);
     approvalsSection(c);
     leasesSection(c);
+    deadHoldersSection(c);
     queriesSection(c);
   });
 }

@@ -5,6 +5,7 @@ import type { ModelResolver } from "../ports/model.ts";
 import type { EventRecord } from "../ports/records.ts";
 import type { Store, WriteBatch } from "../ports/store.ts";
 import type { Deadlines } from "./deadlines.ts";
+import type { ProcessProbe } from "./incarnation.ts";
 import type { Notifier } from "./notifier.ts";
 import type { WorkerLosses } from "./worker-loss.ts";
 
@@ -43,7 +44,10 @@ export interface EngineContext {
   models: ModelResolver;
   notifier: Notifier;
   log: Logger;
+  /** The lease holder this runtime writes; with its incarnation by default (incarnation.ts). */
   runtimeId: string;
+  /** Reads this machine's processes, to tell a dead lease holder from a live one. */
+  processProbe: ProcessProbe;
   leaseMs: number;
   maxSteps: number;
   /** How long an interrupt waits for running tools to honour their signal before settling. */

@@ -1,15 +1,20 @@
 import type { Approvals } from "./approvals.ts";
 import type { EngineContext } from "./context.ts";
+import { expireDeadHolders } from "./dead-holders.ts";
 import type { SessionActors } from "./runtime-actors.ts";
 import type { ResolvedExecution } from "./runtime-options.ts";
 
-/** Approvals left mid-apply, then every session a runtime that died left with work. */
+/**
+ * Approvals left mid-apply, then every session a runtime that died left with work: those whose
+ * lease expired, and at once those of a holder this machine knows is dead (dead-holders.ts).
+ */
 export async function recoverSessions(
   ctx: EngineContext,
   approvals: Approvals,
   sessionActors: SessionActors,
 ): Promise<void> {
   await approvals.recover();
+  await expireDeadHolders(ctx);
   for (const sessionId of await ctx.store.listRecoverableSessions()) sessionActors.kick(sessionId);
 }
 

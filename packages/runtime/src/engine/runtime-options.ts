@@ -11,6 +11,7 @@ import type { WorkSignal } from "../ports/work-signal.ts";
 import { ASK_ID } from "./ask.ts";
 import type { EgressSource, EngineContext, Logger } from "./context.ts";
 import { Deadlines } from "./deadlines.ts";
+import { type ProcessProbe, procProbe, withIncarnation } from "./incarnation.ts";
 import { Notifier } from "./notifier.ts";
 import { WorkerLosses } from "./worker-loss.ts";
 
@@ -96,6 +97,7 @@ export function createEngineContext(
   options: RuntimeOptions,
   running: ResolvedExecution,
 ): EngineContext {
+  const processProbe = procProbe();
   return {
     store: options.store,
     agents: running.agents,
@@ -104,7 +106,8 @@ export function createEngineContext(
     models: options.models,
     notifier: new Notifier(),
     log: options.log ?? consoleLog,
-    runtimeId: options.runtimeId ?? newId("rt"),
+    runtimeId: options.runtimeId ?? defaultRuntimeId(processProbe),
+    processProbe,
     leaseMs: options.leaseMs ?? 30_000,
     maxSteps: options.maxSteps ?? 50,
     cancelGraceMs: options.cancelGraceMs ?? 2000,
@@ -117,4 +120,10 @@ export function createEngineContext(
     workerLosses: new WorkerLosses(),
     timers: new Deadlines<() => void>((run) => run(), { keepAlive: false }),
   };
+}
+
+/** A fresh id naming this process, so a runtime on the same machine can tell once it died. */
+function defaultRuntimeId(probe: ProcessProbe): string {
+  const self = probe.self();
+  return self === null ? newId("rt") : withIncarnation(newId("rt"), self);
 }

@@ -8,6 +8,7 @@ import type { NewEvent, WriteOp } from "../ports/store.ts";
 import { ASK_ID } from "./ask.ts";
 import type { EngineContext } from "./context.ts";
 import { Conversation, inputToContent } from "./conversation.ts";
+import { expireIfDead } from "./dead-holders.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { type Settlement, settleTurn } from "./settle.ts";
 import { runTurn } from "./turn-loop.ts";
@@ -183,8 +184,10 @@ export class SessionActor {
       const session = hint ?? (await this.ctx.store.getSession(this.sessionId));
       if (!session || session.status === "ended") return;
       // Another live runtime holds the session and heard the same signal: leave it the turn.
+      // A holder this machine knows is dead is not waited out: its leases end, read again.
       const held = session.lease;
       if (held && held.runtimeId !== this.ctx.runtimeId && held.expiresAt > Date.now()) {
+        if ((await expireIfDead(this.ctx, held.runtimeId)).length > 0) continue;
         this.lease = null;
         this.conversation = null;
         return;

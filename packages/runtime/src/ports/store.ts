@@ -166,6 +166,18 @@ export interface Store {
    * `now`: the work a starting runtime must pick up.
    */
   listRecoverableSessions(now?: number): Promise<string[]>;
+  /**
+   * The distinct holders of leases still live at `now` on sessions with a queued or running
+   * turn: whom a starting runtime asks whether they are alive (docs/architecture.md, leases).
+   */
+  listLeaseHolders(now?: number): Promise<string[]>;
+  /**
+   * Ends at once (expiresAt = 0, epoch kept) every lease `runtimeId` holds, for a holder known
+   * to be dead: the sessions become recoverable, the next acquire bumps the epoch and fencing
+   * refuses anything the dead holder left in flight. Only rows whose holder is still exactly
+   * `runtimeId` change. Returns those sessions' ids.
+   */
+  expireLeasesOf(runtimeId: string): Promise<string[]>;
 
   getApproval(approvalId: string): Promise<ApprovalRecord | undefined>;
   /** A session's approvals, oldest first. */

@@ -47,17 +47,15 @@ process.stdout.write("loaded\n");
 await waitForGo();
 
 const store = createSqliteStore({ path: dbPath });
-const runtime = createRuntime({
-  store,
-  agents,
-  models,
-  // Short, so the next child takes over a killed child's sessions quickly.
-  leaseMs: 300,
-  recoveryIntervalMs: 40,
-  log,
-});
+// Short, so the next child takes over a killed child's sessions quickly; CRASH_DEFAULT_TIMING=1
+// keeps the runtime's defaults (a 30 s lease), as `opencomputer dev` and `server` run.
+const timing =
+  process.env.CRASH_DEFAULT_TIMING === "1" ? {} : { leaseMs: 300, recoveryIntervalMs: 40 };
+const runtime = createRuntime({ store, agents, models, ...timing, log });
 
+const startedAt = Date.now();
 await runtime.start();
+process.stdout.write(`${JSON.stringify({ runtimeId: runtime.runtimeId, startedAt })}\n`);
 process.stdout.write("ready\n");
 
 if (mode === "drain") await drain();

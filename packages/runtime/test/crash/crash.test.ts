@@ -7,80 +7,21 @@
 // Environment: CRASH_KILLS (default 50), CRASH_PAUSE_RATE (share frozen first, default 0.15; 0 for
 // plain kills), CRASH_SEED (the parent's random choices; timing still varies), CRASH_KEEP=1 keeps
 // the temp dir (database, side-effect log) for inspection.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { afterAll, describe, expect, it } from "vitest";
+import { Child, type Exit, sleep } from "./child-runner.ts";
 import { checkInvariants, readSnapshots } from "./invariants.ts";
 import { buildScript, SCRIPT_NAME } from "./scenario.ts";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, "..", "..", "..", "..");
-const CHILD = join(HERE, "child.ts");
 const KILLS = Math.max(1, Number(process.env.CRASH_KILLS ?? 50));
 /** Children loading ahead of the one running. */
 const SPARES = 2;
 /** Share of children frozen (SIGSTOP) instead of killed, then woken next to their successor. */
 const PAUSE_RATE = Number(process.env.CRASH_PAUSE_RATE ?? 0.15);
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
-
-type Exit = { code: number | null; signal: NodeJS.Signals | null };
-
-/** One runtime process; it idles after `loaded` until told to go. */
-class Child {
-  readonly proc: ChildProcess;
-  readonly exited: Promise<Exit>;
-  stdout = "";
-  stderr = "";
-  private exit: Exit | null = null;
-
-  constructor(readonly args: string[]) {
-    this.proc = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], {
-      cwd: ROOT,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    this.proc.stdout!.setEncoding("utf8").on("data", (s: string) => (this.stdout += s));
-    this.proc.stderr!.setEncoding("utf8").on("data", (s: string) => (this.stderr += s));
-    this.proc.stdin!.on("error", () => {});
-    this.exited = new Promise((resolve) =>
-      // "close", not "exit": by then the last of its stderr has been read too.
-      this.proc.on("close", (code, signal) => {
-        this.exit = { code, signal };
-        resolve(this.exit);
-      }),
-    );
-  }
-
-  /** Resolves once the child printed `line`; fails if it exits first or takes too long. */
-  async waitFor(line: string, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.stdout.split("\n").includes(line)) {
-      if (this.exit)
-        throw new Error(
-          `child exited (${JSON.stringify(this.exit)}) before "${line}"; stderr:\n${this.stderr}`,
-        );
-      if (Date.now() > deadline)
-        throw new Error(
-          `child did not print "${line}" within ${timeoutMs} ms; stderr:\n${this.stderr}`,
-        );
-      await sleep(2);
-    }
-  }
-
-  go(): void {
-    this.proc.stdin!.write("go\n");
-  }
-
-  async kill(): Promise<Exit> {
-    this.proc.kill("SIGKILL");
-    return this.exited;
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
