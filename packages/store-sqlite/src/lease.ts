@@ -2,6 +2,7 @@
 // the holder may always extend its own lease at the same epoch; any change of holder increments
 // the epoch, which is the fencing token every write of the holder carries.
 import { type Lease, StoreError } from "@opencomputer/runtime";
+import type { StatementCache } from "./statements.ts";
 
 export interface LeaseRow {
   lease_runtime_id: string | null;
@@ -62,14 +63,14 @@ export const RELEASE_LEASE = `UPDATE sessions SET lease_expires_at = 0
   WHERE id = ? AND lease_runtime_id = ? AND lease_epoch = ? AND lease_expires_at = ?`;
 
 /** The sessions whose lease EXPIRE_LEASES_OF ends, read first in the same transaction. */
-export const LEASES_OF = `SELECT id FROM sessions
+const LEASES_OF = `SELECT id FROM sessions
   WHERE lease_runtime_id = ? AND lease_expires_at > 0 ORDER BY id`;
 
 /**
  * Every live lease of one (dead) holder. A plain UPDATE, not RETURNING: only `run` statements
  * are recorded in the group commit's journal.
  */
-export const EXPIRE_LEASES_OF = `UPDATE sessions SET lease_expires_at = 0
+const EXPIRE_LEASES_OF = `UPDATE sessions SET lease_expires_at = 0
   WHERE lease_runtime_id = ? AND lease_expires_at > 0`;
 
 /** Holders of live leases on sessions with work, for the liveness check at recovery. */
@@ -78,3 +79,18 @@ export const LIVE_LEASE_HOLDERS = `SELECT DISTINCT s.lease_runtime_id FROM sessi
     AND EXISTS (SELECT 1 FROM turns t
                 WHERE t.session_id = s.id AND t.status IN ('queued', 'running'))
   ORDER BY s.lease_runtime_id`;
+
+/**
+ * Ends every live lease of one (dead) holder, inside the caller's transaction; the sessions it
+ * freed. `forget` drops what the write-behind keeps of each, so the next read sees the end.
+ */
+export function expireLeasesOf(
+  statements: StatementCache,
+  runtimeId: string,
+  forget: (sessionId: string) => void,
+): string[] {
+  const ids = statements.get(LEASES_OF).pluck().all(runtimeId) as string[];
+  if (ids.length > 0) statements.get(EXPIRE_LEASES_OF).run(runtimeId);
+  for (const id of ids) forget(id);
+  return ids;
+}

@@ -27,8 +27,7 @@ import { protectStoreFiles } from "./file-modes.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { Journal } from "./journal.ts";
 import {
-  EXPIRE_LEASES_OF,
-  LEASES_OF,
+  expireLeasesOf,
   LIVE_LEASE_HOLDERS,
   RELEASE_LEASE,
   RENEW_LEASE,
@@ -61,26 +60,10 @@ import { migrate } from "./schema.ts";
 import { SqlRowWriter } from "./sql-rows.ts";
 import { toStoreError } from "./sqlite-errors.ts";
 import { StatementCache } from "./statements.ts";
+import type { SqliteStoreOptions } from "./store-options.ts";
 import { BatchWriter } from "./write-batch.ts";
 
-export interface SqliteStoreOptions {
-  /** A file path (created when missing) or ":memory:". */
-  path: string;
-  /**
-   * "normal" (default) survives the process being killed at any point; "full" also survives
-   * power loss or an OS crash, at the cost of an fsync per commit.
-   */
-  durability?: "normal" | "full";
-  /** How long a write waits for another connection's lock before failing. Default 10 s. */
-  busyTimeoutMs?: number;
-  /**
-   * Group commit (file databases): each change is made durable by one append to the commit
-   * journal `<path>-oclog` before the store returns, and SQLite commits the changes together
-   * when the process is next idle, or at most this many ms later while it stays busy (other
-   * processes see them then). 0 commits every change on its own, with no journal. Default 5.
-   */
-  groupCommitMs?: number;
-}
+export type { SqliteStoreOptions };
 
 type Fn<A extends unknown[], R> = (...args: A) => R;
 
@@ -181,12 +164,9 @@ export class SqliteStore implements Store {
         .run(sessionId, lease.runtimeId, lease.epoch, lease.expiresAt);
       this.deferred?.forget(sessionId);
     });
-    this.expireTx = tx((runtimeId: string): string[] => {
-      const ids = this.statements.get(LEASES_OF).pluck().all(runtimeId) as string[];
-      if (ids.length > 0) this.statements.get(EXPIRE_LEASES_OF).run(runtimeId);
-      for (const id of ids) this.deferred?.forget(id);
-      return ids;
-    });
+    this.expireTx = tx((runtimeId: string) =>
+      expireLeasesOf(this.statements, runtimeId, (id) => this.deferred?.forget(id)),
+    );
   }
 
   async applyWithLease(

@@ -1,0 +1,20 @@
+// How an embedded store is opened: its file, durability, and the group-commit window.
+
+export interface SqliteStoreOptions {
+  /** A file path (created when missing) or ":memory:". */
+  path: string;
+  /**
+   * "normal" (default) survives the process being killed at any point; "full" also survives
+   * power loss or an OS crash, at the cost of an fsync per commit.
+   */
+  durability?: "normal" | "full";
+  /** How long a write waits for another connection's lock before failing. Default 10 s. */
+  busyTimeoutMs?: number;
+  /**
+   * Group commit (file databases): each change is made durable by one append to the commit
+   * journal `<path>-oclog` before the store returns, and SQLite commits the changes together
+   * when the process is next idle, or at most this many ms later while it stays busy (other
+   * processes see them then). 0 commits every change on its own, with no journal. Default 5.
+   */
+  groupCommitMs?: number;
+}
