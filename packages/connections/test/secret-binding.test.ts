@@ -3,35 +3,17 @@
 // files written before bindings existed still read.
 
 import { createCipheriv, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileSecretStore, SecretError } from "../src/index.ts";
+import { describe, expect, it } from "vitest";
+import { FileSecretStore } from "../src/index.ts";
+import { refusal, secretFiles } from "./secret-files.ts";
 
-let dir: string;
-let paths: { file: string; keyFile: string };
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "oc-binding-"));
-  paths = {
-    file: join(dir, ".opencomputer", "secrets.json"),
-    keyFile: join(dir, ".opencomputer", "secret.key"),
-  };
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-async function refusal(promise: Promise<unknown>): Promise<SecretError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SecretError);
-  return error as SecretError;
-}
+const files = secretFiles("oc-binding-");
 
 describe("origin bindings", () => {
   it("are normalised, listed, per environment, and kept when the value is rotated", async () => {
-    const store = new FileSecretStore(paths);
+    const store = new FileSecretStore(files.paths);
     const set = await store.set("production", "API_KEY", "v1-value", {
       origins: ["https://API.example.com:443", "https://b.example.com/", "https://api.example.com"],
     });
@@ -54,7 +36,7 @@ describe("origin bindings", () => {
   });
 
   it("refuses origins that are not scheme, host and port, naming the field", async () => {
-    const store = new FileSecretStore(paths);
+    const store = new FileSecretStore(files.paths);
     for (const bad of [
       "api.example.com",
       "ftp://api.example.com",
@@ -72,14 +54,14 @@ describe("origin bindings", () => {
   });
 
   it("are sealed with the value: editing or dropping a binding in the file does not widen it", async () => {
-    const store = new FileSecretStore(paths);
+    const store = new FileSecretStore(files.paths);
     await store.set("production", "A_KEY", "value-a", { origins: ["https://a.example.com"] });
     await store.set("production", "B_KEY", "value-b", { origins: ["https://b.example.com"] });
-    const file = JSON.parse(readFileSync(paths.file, "utf8"));
+    const file = JSON.parse(readFileSync(files.paths.file, "utf8"));
     expect(file.version).toBe(2);
     file.environments.production.A_KEY.origins = ["https://evil.example"];
     delete file.environments.production.B_KEY.origins;
-    writeFileSync(paths.file, JSON.stringify(file));
+    writeFileSync(files.paths.file, JSON.stringify(file));
     expect((await refusal(store.resolve("production", "A_KEY"))).code).toBe("secret_unreadable");
     expect((await refusal(store.resolve("production", "B_KEY"))).code).toBe("secret_unreadable");
   });
@@ -87,8 +69,8 @@ describe("origin bindings", () => {
   it("reads a version-1 file (no bindings) and keeps its records readable after a write", async () => {
     // A file as the store wrote it before bindings existed.
     const key = randomBytes(32);
-    mkdirSync(join(dir, ".opencomputer"), { recursive: true });
-    writeFileSync(paths.keyFile, `${key.toString("base64")}\n`, { mode: 0o600 });
+    mkdirSync(join(files.dir, ".opencomputer"), { recursive: true });
+    writeFileSync(files.paths.keyFile, `${key.toString("base64")}\n`, { mode: 0o600 });
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", key, iv);
     cipher.setAAD(Buffer.from("opencomputer.secret.v1\0production\0OLD_KEY", "utf8"));
@@ -102,11 +84,11 @@ describe("origin bindings", () => {
       updatedAt: at,
     };
     writeFileSync(
-      paths.file,
+      files.paths.file,
       JSON.stringify({ version: 1, environments: { production: { OLD_KEY: sealed } } }),
       { mode: 0o600 },
     );
-    const store = new FileSecretStore(paths);
+    const store = new FileSecretStore(files.paths);
     expect(await store.resolve("production", "OLD_KEY")).toEqual({
       value: "old-value",
       origins: [],
@@ -115,7 +97,7 @@ describe("origin bindings", () => {
       { name: "OLD_KEY", environment: "production", createdAt: at, updatedAt: at, origins: [] },
     ]);
     await store.set("production", "NEW_KEY", "new-value", { origins: ["https://n.example.com"] });
-    expect(JSON.parse(readFileSync(paths.file, "utf8")).version).toBe(2);
+    expect(JSON.parse(readFileSync(files.paths.file, "utf8")).version).toBe(2);
     expect(await store.resolve("production", "OLD_KEY")).toEqual({
       value: "old-value",
       origins: [],

@@ -1,38 +1,14 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  envLocalSecrets,
-  FileSecretStore,
-  layeredSecrets,
-  parseEnvValue,
-  SecretError,
-} from "../src/index.ts";
+import { describe, expect, it } from "vitest";
+import { envLocalSecrets, FileSecretStore, layeredSecrets, parseEnvValue } from "../src/index.ts";
+import { refusal, secretFiles } from "./secret-files.ts";
 
-let dir: string;
-let paths: { file: string; keyFile: string };
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "oc-secrets-"));
-  paths = {
-    file: join(dir, ".opencomputer", "secrets.json"),
-    keyFile: join(dir, ".opencomputer", "secret.key"),
-  };
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-async function refusal(promise: Promise<unknown>): Promise<SecretError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SecretError);
-  return error as SecretError;
-}
+const files = secretFiles("oc-secrets-");
 
 describe("FileSecretStore", () => {
   it("keeps values encrypted and separate per environment; lists names and dates only", async () => {
-    const store = new FileSecretStore(paths);
+    const store = new FileSecretStore(files.paths);
     expect(await store.set("development", "API_KEY", "dev-value-123")).toEqual({
       created: true,
       origins: [],
@@ -58,36 +34,36 @@ describe("FileSecretStore", () => {
         origins: [],
       },
     ]);
-    const onDisk = readFileSync(paths.file, "utf8");
+    const onDisk = readFileSync(files.paths.file, "utf8");
     for (const value of ["dev-value", "prod-value"]) expect(onDisk).not.toContain(value);
     expect(await store.remove("development", "API_KEY")).toBe(true);
     expect(await store.remove("development", "API_KEY")).toBe(false);
-    expect(await new FileSecretStore(paths).resolve("production", "API_KEY")).toMatchObject({
+    expect(await new FileSecretStore(files.paths).resolve("production", "API_KEY")).toMatchObject({
       value: "prod-value-789",
     });
   });
 
   it("binds each value to its slot: a ciphertext moved to another name does not open", async () => {
-    const store = new FileSecretStore(paths);
+    const store = new FileSecretStore(files.paths);
     await store.set("production", "A_KEY", "value-a");
-    const file = JSON.parse(readFileSync(paths.file, "utf8"));
+    const file = JSON.parse(readFileSync(files.paths.file, "utf8"));
     file.environments.production.B_KEY = file.environments.production.A_KEY;
     file.environments.development = { A_KEY: file.environments.production.A_KEY };
-    writeFileSync(paths.file, JSON.stringify(file));
+    writeFileSync(files.paths.file, JSON.stringify(file));
     expect((await refusal(store.resolve("production", "B_KEY"))).code).toBe("secret_unreadable");
     expect((await refusal(store.resolve("development", "A_KEY"))).code).toBe("secret_unreadable");
   });
 
   it("refuses a key file others can read", async () => {
-    await new FileSecretStore(paths).set("development", "K", "v");
-    chmodSync(paths.keyFile, 0o644);
-    const error = await refusal(new FileSecretStore(paths).resolve("development", "K"));
+    await new FileSecretStore(files.paths).set("development", "K", "v");
+    chmodSync(files.paths.keyFile, 0o644);
+    const error = await refusal(new FileSecretStore(files.paths).resolve("development", "K"));
     expect(error.code).toBe("secret_key_exposed");
     expect(error.message).toContain("chmod 600");
   });
 
   it("refuses bad names, environments and values, naming the field", async () => {
-    const store = new FileSecretStore(paths);
+    const store = new FileSecretStore(files.paths);
     for (const [call, code, path] of [
       [store.set("development", "lower", "v"), "secret_name_invalid", "name"],
       [store.set("staging", "K", "v"), "secret_environment_invalid", "environment"],
@@ -113,11 +89,11 @@ describe(".env.local", () => {
   });
 
   it("serves development only, after the store", async () => {
-    const store = new FileSecretStore(paths);
-    const env = envLocalSecrets(dir);
+    const store = new FileSecretStore(files.paths);
+    const env = envLocalSecrets(files.dir);
     expect(await env.resolve("development", "K")).toBeUndefined();
-    mkdirSync(join(dir, "opencomputer"), { recursive: true });
-    writeFileSync(join(dir, "opencomputer", ".env.local"), "K=from-env\n");
+    mkdirSync(join(files.dir, "opencomputer"), { recursive: true });
+    writeFileSync(join(files.dir, "opencomputer", ".env.local"), "K=from-env\n");
     const layered = layeredSecrets(store, env);
     expect(await layered.resolve("development", "K")).toBe("from-env");
     expect(await layered.resolve("production", "K")).toBeUndefined();
