@@ -1,7 +1,7 @@
 // Every event type a session's log can hold, with the shape of its `data`. The union types
 // below are derived from this one table, so a type can only be emitted once it is listed here.
 
-import { type Infer, integer, object, optional, type Shape, string } from "../shape.ts";
+import { type Infer, integer, optional, string } from "../shape.ts";
 import { approvalEvents } from "./approval-events.ts";
 import { egressEvents } from "./egress-events.ts";
 import { messageEvents } from "./message-events.ts";
@@ -73,5 +73,3 @@ export type SessionEvent = {
 
 /** The event of one type, e.g. `EventOf<"tool.completed">`. */
 export type EventOf<T extends EventType> = Extract<SessionEvent, { type: T }>;
-
-export const envelopeShape: Shape<unknown> = object(envelopeFields);

@@ -1,7 +1,8 @@
 import { OpenComputerError } from "@opencomputer/agent";
+import type { ModelFailureCode } from "@opencomputer/protocol";
 
-/** Public failure codes a model step can end a turn with. */
-export type ModelFailureCode = "model_unavailable" | "model_rejected" | "context_too_long";
+/** Public failure codes a model step can end a turn with (the protocol's). */
+export type { ModelFailureCode };
 
 /**
  * A model step that failed, already mapped to a public failure code. `message` is safe to show
