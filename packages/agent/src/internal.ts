@@ -11,6 +11,7 @@ export {
   connectionDeclaration,
   isConnection,
 } from "./define-connection.ts";
+export { describeValue } from "./describe-value.ts";
 export { type EgressContext, runWithEgress } from "./egress-context.ts";
 export { checkEgressPath, type PathCheck } from "./egress-path.ts";
 export * as egressWire from "./egress-wire.ts";

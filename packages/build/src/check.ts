@@ -15,6 +15,7 @@ import type { LoadedTool } from "./load-protocol.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, type LoadResult, startLoader } from "./load-tools.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
 import { openProject, type Project, relativePath } from "./project.ts";
+import { responseReturnWarnings } from "./response-returns.ts";
 import { type AgentState, readSources, type Sources } from "./sources.ts";
 import { strictSchemaWarnings } from "./strict-warnings.ts";
 import type { StaticTool } from "./tools.ts";
@@ -103,7 +104,7 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
   });
   const bundleStarted = performance.now();
   const bundles = new Map<string, Uint8Array>();
-  await Promise.all(
+  const bundling = Promise.all(
     states
       .filter((s) => s.staticErrors === 0)
       .map(async (s) => {
@@ -116,6 +117,9 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
         if (result.code) bundles.set(s.entry.agentId, result.code);
       }),
   );
+  // Synchronous type checking, placed while the loader process and esbuild work.
+  const responseWarnings = responseReturnWarnings(states);
+  await bundling;
   const bundleMs = performance.now() - bundleStarted;
   const loaded = await loading;
   errors.push(...loadErrors(project, loaded, refused));
@@ -127,7 +131,7 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
     project,
     agents,
     errors: sortErrors(errors),
-    warnings: sortErrors(strictSchemaWarnings(states, loaded)),
+    warnings: sortErrors([...strictSchemaWarnings(states, loaded), ...responseWarnings]),
     bundles,
     timings: { parseMs: graph.parseMs, analyzeMs, loadMs, bundleMs, writeMs: 0, totalMs },
     isolation: { kind: isolation.kind, description: isolation.description },

@@ -68,6 +68,8 @@ export interface BuildError {
 export const BUILD_WARNING_CODES = {
   tool_schema_not_strict:
     "a tool's input schema is outside OpenAI's strict-mode subset; OpenAI models get it non-strict",
+  tool_returns_response:
+    "a tool's run or apply returns a fetch Response, which is recorded only as its description",
 } as const;
 
 export type BuildWarningCode = keyof typeof BUILD_WARNING_CODES;

@@ -65,6 +65,9 @@ export function ApprovalCard({ approval, agent }: { approval: Approval; agent: U
       {approval.status === "applied" &&
         approval.outcome !== undefined &&
         approval.outcome !== null && <pre className="json">{pretty(approval.outcome)}</pre>}
+      {approval.warning && approval.status === "applied" && (
+        <p className="warning">{approval.warning}</p>
+      )}
       {approval.message && (approval.status === "failed" || approval.status === "unconfirmed") && (
         <p className="error">{approval.message}</p>
       )}

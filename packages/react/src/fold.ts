@@ -31,6 +31,8 @@ export interface Approval {
   outcome?: JsonValue;
   /** Why an apply failed or is unconfirmed. */
   message?: string;
+  /** An apply that applied but returned a value recorded as its description. */
+  warning?: string;
   attempts: number;
 }
 
@@ -377,6 +379,9 @@ class Builder {
         return;
       case "approval.retried":
         this.patchApproval(e.data.approvalId, { status: "approved" });
+        return;
+      case "approval.warning":
+        this.patchApproval(e.data.approvalId, { warning: e.data.message });
         return;
       case "approval.applied":
         this.patchApproval(e.data.approvalId, { status: "applied", outcome: e.data.outcome });

@@ -171,9 +171,15 @@ describe("foldEvents", () => {
     s = foldEvents(s, [
       ev("approval.retried", { approvalId: "apr_1", decisionId: "d" }),
       ev("approval.applying", { approvalId: "apr_1", attempt: 2, decisionId: "d" }),
+      ev("approval.warning", { approvalId: "apr_1", code: "outcome_not_json", message: "w" }),
       ev("approval.applied", { approvalId: "apr_1", outcome: { ok: true } }),
     ]);
-    expect(s.approvals[0]).toMatchObject({ status: "applied", attempts: 2, outcome: { ok: true } });
+    expect(s.approvals[0]).toMatchObject({
+      status: "applied",
+      attempts: 2,
+      outcome: { ok: true },
+      warning: "w",
+    });
   });
 
   it("shows failures with their public code and closes a stream the turn abandoned", () => {

@@ -20,6 +20,8 @@ export const approvalEvents = {
   }),
   "approval.applying": object({ ...id, attempt: integer(), decisionId: nullable(string()) }),
   "approval.applied": object({ ...id, outcome: json() }),
+  /** The apply returned normally but with a value the log cannot hold as it was (`code` says why). */
+  "approval.warning": object({ ...id, code: string(), message: string() }),
   "approval.failed": object({ ...id, message: string() }),
   "approval.unconfirmed": object({ ...id, message: string() }),
   "approval.retried": object({ ...id, decisionId: nullable(string()) }),

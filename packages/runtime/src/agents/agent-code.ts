@@ -16,6 +16,7 @@ import type {
   RunToolRequest,
   ToolDescriptor,
 } from "../ports/agent-execution.ts";
+import { applyOutcome } from "./apply-outcome.ts";
 import { withEgress } from "./egress.ts";
 
 /** Renders a worker keeps for their tool objects; a call whose render is gone renders again. */
@@ -138,7 +139,7 @@ export class AgentCode {
       const outcome = await withEgress(request.egress, request.signal, () =>
         tool.apply!({ input: request.input, decision: request.decision, signal: request.signal }),
       );
-      return { ok: true, value: assertJsonCompatible(outcome === undefined ? null : outcome, "$") };
+      return applyOutcome(tool.name, outcome);
     } catch (error) {
       return { ok: false, message: (error as Error)?.message ?? String(error) };
     }

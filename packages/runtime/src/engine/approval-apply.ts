@@ -12,7 +12,7 @@ type Found = { agent: AgentHandle; render: RenderedAgent };
 
 /** Record how a claimed apply ended (from `applying`, with its event). */
 function settlers(ctx: EngineContext, a: ApprovalRecord) {
-  const settle = (patch: ApprovalPatch, event: ApprovalEvent) =>
+  const settle = (patch: ApprovalPatch, event: ApprovalEvent | ApprovalEvent[]) =>
     transition(ctx, a, { expect: ["applying"], patch, event });
   const failed = (message: string, status: "failed" | "unconfirmed" = "failed") =>
     settle(
@@ -91,10 +91,24 @@ async function runApply(
       const message = `${a.tool} did not report back within ${options.applyTimeoutMs} ms; it may have happened`;
       await failed(message, "unconfirmed");
     } else if (outcome.ok) {
-      await settle(
-        { status: "applied", outcome: outcome.value, error: null },
-        { type: "approval.applied", data: { approvalId: a.id, outcome: outcome.value } },
-      );
+      // Returned normally, so it applied, whatever it returned: a value that was not JSON is
+      // recorded as its description, with a warning beside it, never as a failure to redo.
+      const applied: ApprovalEvent = {
+        type: "approval.applied",
+        data: { approvalId: a.id, outcome: outcome.value },
+      };
+      const warning: ApprovalEvent[] = outcome.warning
+        ? [
+            {
+              type: "approval.warning",
+              data: { approvalId: a.id, code: "outcome_not_json", message: outcome.warning },
+            },
+          ]
+        : [];
+      await settle({ status: "applied", outcome: outcome.value, error: null }, [
+        ...warning,
+        applied,
+      ]);
     } else {
       await failed(outcome.message);
     }

@@ -10,7 +10,8 @@ export type ApprovalEvent = Omit<Extract<NewEvent, { type: `approval.${string}` 
 export type Transition = {
   expect: readonly ApprovalStatus[];
   patch: ApprovalPatch;
-  event: ApprovalEvent;
+  /** Logged in the same write as the patch, in order. */
+  event: ApprovalEvent | readonly ApprovalEvent[];
 };
 
 /** The approval; `not_found` when there is none. */
@@ -29,7 +30,9 @@ export async function transition(
   try {
     await write(ctx, a.sessionId, {
       ops: [{ type: "approval.update", id: a.id, expect: t.expect, patch: t.patch }],
-      events: [{ ...t.event, turnId: a.turnId } as NewEvent],
+      events: (Array.isArray(t.event) ? t.event : [t.event]).map(
+        (event) => ({ ...event, turnId: a.turnId }) as NewEvent,
+      ),
     });
     return true;
   } catch (error) {

@@ -47,8 +47,14 @@ export interface RenderedAgent {
   builtInTools: string[];
 }
 
-/** Settled outcome of agent code: the value is JSON (checked where the code ran). */
-export type CodeOutcome = { ok: true; value: JsonValue } | { ok: false; message: string };
+/**
+ * Settled outcome of agent code: the value is JSON (checked where the code ran). `warning` says
+ * the code returned normally but its value had to be replaced by a JSON description (an apply
+ * that returned a `Response` has still applied).
+ */
+export type CodeOutcome =
+  | { ok: true; value: JsonValue; warning?: string }
+  | { ok: false; message: string };
 
 export interface RunToolRequest {
   input: Record<string, unknown>;

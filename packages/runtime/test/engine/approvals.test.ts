@@ -26,7 +26,8 @@ const applied = () =>
   );
 const previews = () => lines("previews").length;
 /** How the next apply behaves. */
-const setMode = (mode: "ok" | "throw" | "hang") => writeFileSync(join(h.dir, "mode"), mode);
+const setMode = (mode: "ok" | "throw" | "hang" | "response") =>
+  writeFileSync(join(h.dir, "mode"), mode);
 
 describe.each(EXECUTIONS)("tools that wait for a person (%s)", (execution) => {
   async function proposed(
@@ -34,7 +35,7 @@ describe.each(EXECUTIONS)("tools that wait for a person (%s)", (execution) => {
       source?: "api" | "playground";
       applyTimeoutMs?: number;
       cardFacts?: number;
-      mode?: "throw";
+      mode?: "throw" | "response";
     } = {},
   ) {
     h = await harness({
@@ -136,6 +137,25 @@ describe.each(EXECUTIONS)("tools that wait for a person (%s)", (execution) => {
     const { approval } = await proposed({ mode: "throw" });
     const failed = await h.runtime.approvals.decide(approval!.id, { decision: "approve" });
     expect(failed).toMatchObject({ status: "failed", error: "billing said no" });
+  });
+
+  it("an apply that returns a Response has applied: its description is recorded, with a warning", async () => {
+    const { approval, sessionId } = await proposed({ mode: "response" });
+    const applied = await h.runtime.approvals.decide(approval!.id, { decision: "approve" });
+    expect(applied).toMatchObject({
+      status: "applied",
+      error: null,
+      outcome: { notJson: "a Response", status: 201, statusText: "Created", ok: true },
+    });
+    const events = await h.events(sessionId);
+    const [warning] = ofType(events, "approval.warning");
+    expect(warning?.data).toMatchObject({ approvalId: approval!.id, code: "outcome_not_json" });
+    expect(warning?.data.message).toContain("not JSON-compatible");
+    expect(ofType(events, "approval.failed")).toHaveLength(0);
+    // The warning comes first, so a reader that stops at `applied` has seen it.
+    const types = events.map((e) => e.type);
+    expect(types.indexOf("approval.warning")).toBe(types.indexOf("approval.applied") - 1);
+    expect(applied.attempts).toBe(1);
   });
 
   it("an apply that does not settle in time is unconfirmed; a retry passes the same decision.id; or it is dismissed", async () => {
