@@ -2,9 +2,10 @@
 // error writes nothing, so the deployments on disk always come from a project that passed.
 
 import { performance } from "node:perf_hooks";
+import { type Alias, type AliasMove, recordDeployment } from "./aliases.ts";
 import { analyzeProject, type BuildTimings, type CheckOptions } from "./check.ts";
 import { loadProjectConnections } from "./connections.ts";
-import { type Deployment, deploymentContent, setCurrent, writeDeployment } from "./deployment.ts";
+import { type Deployment, deploymentContent, writeDeployment } from "./deployment.ts";
 import type { BuildError, BuildWarning } from "./errors.ts";
 import { type BuildIsolation, buildIsolation } from "./isolation.ts";
 import { deploymentsDir } from "./project.ts";
@@ -12,6 +13,13 @@ import { deploymentsDir } from "./project.ts";
 export interface BuildOptions extends CheckOptions {
   /** The clock for `createdAt` (tests). */
   now?: () => Date;
+  /**
+   * The alias this build moves (default `development`); an agent's first deployment sets both
+   * (aliases.ts).
+   */
+  alias?: Alias;
+  /** Recorded in the alias history: `build` (default) or `deploy`. */
+  reason?: "build" | "deploy";
 }
 
 export interface BuildResult {
@@ -22,6 +30,8 @@ export interface BuildResult {
   warnings: BuildWarning[];
   /** Agent ids whose deployment this build created (the others were already on disk). */
   created: string[];
+  /** The alias moves this build made. */
+  moved: Array<AliasMove & { agentId: string }>;
   timings: BuildTimings;
   /** What confined the project's code while it loaded (print it when `kind` is not `sandbox`). */
   isolation: Pick<BuildIsolation, "kind" | "description">;
@@ -38,7 +48,15 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
   const errors = [...analysis.errors, ...connections.errors];
   const confined = analysis.isolation;
   if (errors.length > 0) {
-    return { deployments: [], errors, warnings, created: [], timings, isolation: confined };
+    return {
+      deployments: [],
+      errors,
+      warnings,
+      created: [],
+      moved: [],
+      timings,
+      isolation: confined,
+    };
   }
 
   const started = performance.now();
@@ -46,6 +64,7 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
   const out = deploymentsDir(project.root);
   const deployments: Deployment[] = [];
   const created: string[] = [];
+  const moved: BuildResult["moved"] = [];
   for (const agent of agents) {
     const bundle = bundles.get(agent.agentId);
     // No error and no bundle cannot happen: bundling either produced code or reported why not.
@@ -58,7 +77,15 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
       connections.byAgent.get(agent.agentId),
     );
     const written = writeDeployment(out, content, bundle, now);
-    setCurrent(out, agent.agentId, written.deployment.id);
+    const moves = recordDeployment(
+      out,
+      agent.agentId,
+      options.alias ?? "development",
+      written.deployment.id,
+      options.reason ?? "build",
+      now,
+    );
+    for (const move of moves) moved.push({ agentId: agent.agentId, ...move });
     deployments.push(written.deployment);
     if (written.created) created.push(agent.agentId);
   }
@@ -68,6 +95,7 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
     errors,
     warnings,
     created,
+    moved,
     timings: { ...timings, writeMs, totalMs: timings.totalMs + writeMs },
     isolation: confined,
   };

@@ -12,7 +12,7 @@ import {
   type LoadedAgent,
   parseAgentRef,
 } from "@opencomputer/runtime";
-import { readCurrent } from "./deployment.ts";
+import { isAlias, readAliases } from "./aliases.ts";
 import { importDeployment, verifyDeployment } from "./deployment-load.ts";
 import { deploymentsDir } from "./project.ts";
 
@@ -28,13 +28,16 @@ export function createDeploymentAgents(projectDir: string): AgentResolver {
   return {
     async describe(agentRef) {
       const { agentId, alias } = parseAgentRef(agentRef);
-      // Read on every call, so sessions created after a new build pin the new deployment.
-      const deploymentId = readCurrent(dir, agentId);
+      // Read on every call, so sessions created after a deploy pin the new deployment.
+      const aliases = readAliases(dir, agentId);
+      const deploymentId = isAlias(alias) ? aliases[alias] : null;
       if (!deploymentId) {
         // API callers see this message: the agent and alias, not the server's directories.
         throw new AgentNotFoundError(
           "agent_not_found",
-          `No deployment of agent "${agentId}" (alias ${alias}): run \`opencomputer build\` in the project first`,
+          aliases.history.length === 0 && !aliases.development
+            ? `No deployment of agent "${agentId}" (alias ${alias}): run \`opencomputer build\` or \`opencomputer deploy\` in the project first`
+            : `Agent "${agentId}" has no ${alias} deployment: run \`opencomputer deploy --alias ${alias}\``,
           { path: "agentId" },
         );
       }

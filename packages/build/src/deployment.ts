@@ -124,23 +124,3 @@ export function readDeployment(dir: string, id: string): Deployment | undefined 
   if (!existsSync(file)) return undefined;
   return JSON.parse(readFileSync(file, "utf8")) as Deployment;
 }
-
-/** `<agentId>.current` names the agent's latest deployment; rewritten only when it changes. */
-export function setCurrent(dir: string, agentId: string, id: string): void {
-  const file = currentFile(dir, agentId);
-  if (readCurrent(dir, agentId) === id) return;
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  writeFileSync(temp, `${id}\n`);
-  renameSync(temp, file);
-}
-
-export function readCurrent(dir: string, agentId: string): string | undefined {
-  const file = currentFile(dir, agentId);
-  if (!existsSync(file)) return undefined;
-  const id = readFileSync(file, "utf8").trim();
-  return id === "" ? undefined : id;
-}
-
-function currentFile(dir: string, agentId: string): string {
-  return join(dir, `${agentId}.current`);
-}

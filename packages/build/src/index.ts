@@ -2,6 +2,14 @@
 // forms, and the runtime's resolver over the deployments they write.
 
 export { AGENT_ENV_VARIABLE, agentEnv } from "./agent-env.ts";
+export {
+  type AgentAliases,
+  ALIASES,
+  type Alias,
+  type AliasMove,
+  isAlias,
+  readAliases,
+} from "./aliases.ts";
 export { type BuildOptions, type BuildResult, buildProject } from "./build.ts";
 export {
   type AgentSummary,
@@ -21,7 +29,6 @@ export {
   type Deployment,
   type DeploymentTool,
   type ResultToolRecord,
-  readCurrent,
   readDeployment,
 } from "./deployment.ts";
 export { createDeploymentAgents } from "./deployment-agents.ts";
@@ -44,3 +51,4 @@ export {
 export { assertToolsMatch, compareTools, type Mismatch, type ToolModules } from "./load-check.ts";
 export { DEFAULT_LOAD_TIMEOUT_MS } from "./load-tools.ts";
 export { deploymentsDir } from "./project.ts";
+export { acceptUpload, MAX_BUNDLE_BYTES } from "./upload.ts";

@@ -31,16 +31,18 @@ export function startLoadProcess(
   script: string,
   args: string[],
   stdio: StdioOptions,
+  only?: string,
 ): LoadProcess {
   // Never process.env: the parent's API keys and provider credentials stay in the parent.
   let command = {
     command: process.execPath,
     args: ["--import", TSX_LOADER, script, ...args],
-    cwd: project.root,
+    cwd: only ?? project.root,
     env: workerEnv(isolation.env),
   } as Parameters<NonNullable<BuildIsolation["launcher"]>>[0];
   if (isolation.launcher) {
-    command = isolation.launcher(command, { location: location(project, script), network: false });
+    const where = location(project, script, only);
+    command = isolation.launcher(command, { location: where, network: false });
   } else if (isolation.uid !== undefined) {
     command = { ...command, uid: isolation.uid, gid: isolation.gid ?? isolation.uid };
   }
@@ -76,23 +78,30 @@ export function startLoadProcess(
 const live = new Set<LoadProcess>();
 let exitHooked = false;
 
-/** What the sandbox binds, read-only: the project without its secrets, and the loader's code. */
-function location(project: Project, script: string): AgentLocation {
+/**
+ * What the sandbox binds, read-only: the project without its secrets, and the loader's code.
+ * With `only` (a directory inside the project, e.g. an uploaded deployment being checked), that
+ * directory and the project's packages instead of the project's entries.
+ */
+function location(project: Project, script: string, only?: string): AgentLocation {
+  const nodeModules = join(project.root, "node_modules");
   return {
     agentId: "build",
     deploymentId: "build",
     projectDir: project.root,
-    cwd: project.root,
+    cwd: only ?? project.root,
     loader: script,
     args: null,
     readPaths: [
-      ...projectEntries(project.root),
+      ...(only
+        ? [only, ...(existsSync(nodeModules) ? [nodeModules] : [])]
+        : projectEntries(project.root)),
       ...ancestorModules(project.root),
       TSX.slice(0, TSX.lastIndexOf("/node_modules/") + "/node_modules".length),
       packageRoot(realpathSync(require.resolve("@opencomputer/agent"))),
     ],
     // Also when a bind above the project covers them (a project inside a bound package).
-    hidePaths: [join(project.root, ".opencomputer")],
+    hidePaths: only ? [] : [join(project.root, ".opencomputer")],
   };
 }
 

@@ -12,7 +12,7 @@ import {
   buildProject,
   createDeploymentAgents,
   deploymentsDir,
-  readCurrent,
+  readAliases,
 } from "../src/index.ts";
 import { copyFixture } from "./helpers.ts";
 
@@ -81,7 +81,7 @@ describe("building the seed's check_url agent", () => {
     // The SDK stays external so the runtime's copy is used.
     expect(bundle).toMatch(/from "@opencomputer\/agent"/);
     expect(bundle).not.toContain("function defineTool");
-    expect(readCurrent(out, "checker")).toBe(id);
+    expect(readAliases(out, "checker").development).toBe(id);
   });
 
   it("building unchanged source gives the same deployment and rewrites nothing", async () => {
@@ -128,15 +128,21 @@ describe("building the seed's check_url agent", () => {
     const newId = changed.deployments[0]!.id;
     expect(newId).not.toBe(oldId);
     expect(existsSync(join(out, oldId, "bundle.mjs"))).toBe(true);
-    expect(readCurrent(out, "checker")).toBe(newId);
+    expect(readAliases(out, "checker").development).toBe(newId);
     // A session pinned to the old deployment still loads it.
     const agents = createDeploymentAgents(project.dir);
     await expect(agents.load("checker", oldId)).resolves.toMatchObject({ deploymentId: oldId });
-    expect(await agents.describe("checker")).toEqual({ agentId: "checker", deploymentId: newId });
+    expect(await agents.describe("checker@development")).toEqual({
+      agentId: "checker",
+      deploymentId: newId,
+    });
+    // A build moves development only: production (and a bare id) still name the first build.
+    expect(readAliases(out, "checker").production).toBe(oldId);
+    expect(await agents.describe("checker")).toEqual({ agentId: "checker", deploymentId: oldId });
   });
 
   it("refuses a deployment whose files changed after the build", async () => {
-    const id = readCurrent(out, "checker")!;
+    const id = readAliases(out, "checker").development!;
     const manifest = join(out, id, "deployment.json");
     const text = readFileSync(manifest, "utf8");
     writeFileSync(manifest, text.replace("Look up an order by its ID", "Edited"));

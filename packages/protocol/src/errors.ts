@@ -22,6 +22,8 @@ export const API_ERROR_STATUS = {
   invalid_json: 400,
   invalid_body: 400,
   invalid_agent: 400,
+  /** An uploaded deployment failed the checks a build passes (names the field at fault). */
+  deployment_invalid: 422,
   unauthorized: 401,
   not_found: 404,
   agent_not_found: 404,
@@ -33,6 +35,8 @@ export const API_ERROR_STATUS = {
   no_open_question: 409,
   question_mismatch: 409,
   steering_limit: 409,
+  /** `rollback` without `to` when the alias never named anything earlier. */
+  rollback_unavailable: 409,
   body_too_large: 413,
 } as const satisfies Record<string, number>;
 

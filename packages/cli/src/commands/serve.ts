@@ -52,7 +52,13 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
     else for (const d of built.deployments) process.stdout.write(`deployed ${d.agentId} ${d.id}\n`);
     return built.errors.length === 0;
   };
-  if (!(await build())) return 1;
+  // A server may start empty and receive its agents from `opencomputer deploy`.
+  const hasSources = existsSync(join(projectDir, "opencomputer", "agents"));
+  if (mode === "server" && !hasSources) {
+    process.stdout.write(
+      `No agents in ${projectDir}/opencomputer/agents: serving what \`opencomputer deploy\` uploads\n`,
+    );
+  } else if (!(await build())) return 1;
 
   const opened = await openStore(values.store ?? join(projectDir, ".opencomputer", "data.db"));
   const { store } = opened;
@@ -102,7 +108,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
     );
   }
   const auth = createKeyFileAuth(keyFilePath(projectDir), envKeys);
-  const catalog = createDeploymentCatalog(projectDir);
+  const catalog = createDeploymentCatalog(projectDir, { isolation });
   const handler = createHandler({ runtime, auth, catalog, console: { dir: consoleDistDir } });
   const served = await serve(handler, { port });
   process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
