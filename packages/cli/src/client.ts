@@ -1,4 +1,5 @@
 import { OpenComputerError } from "@opencomputer/agent";
+import { linkedServer, readCredentials } from "./credentials.ts";
 
 export interface ClientOptions {
   url: string;
@@ -18,20 +19,31 @@ export class ApiClient {
     this.#fetch = options.fetch ?? fetch;
   }
 
-  /** Reads OPENCOMPUTER_API_URL and OPENCOMPUTER_API_KEY; a usage error when either is unset. */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env): ApiClient {
+  /**
+   * The server to talk to: OPENCOMPUTER_API_URL and OPENCOMPUTER_API_KEY when set, else the
+   * server `opencomputer link` linked to `dir` (or a directory above it). A usage error that
+   * says what to run when there is neither.
+   */
+  static resolve(dir = ".", env: NodeJS.ProcessEnv = process.env): ApiClient {
     const url = env.OPENCOMPUTER_API_URL?.trim();
     const key = env.OPENCOMPUTER_API_KEY?.trim();
+    if (url && key) return new ApiClient({ url, key });
+    if (!url && !key) {
+      const linked = linkedServer(dir, readCredentials(env));
+      if (linked) return new ApiClient(linked);
+    }
     const missing = [!url && "OPENCOMPUTER_API_URL", !key && "OPENCOMPUTER_API_KEY"].filter(
       Boolean,
     );
-    if (missing.length > 0 || !url || !key) {
-      throw new OpenComputerError(
-        "usage",
-        `Set ${missing.join(" and ")} to the server's URL and API key (opencomputer dev prints both)`,
-      );
-    }
-    return new ApiClient({ url, key });
+    throw new OpenComputerError(
+      "usage",
+      `No server for this project: run \`opencomputer login --url <server>\` then \`opencomputer link\` here, or set ${missing.join(" and ")} (opencomputer dev prints both)`,
+    );
+  }
+
+  /** Same as `resolve` from the current directory (kept for callers that name the env). */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): ApiClient {
+    return ApiClient.resolve(".", env);
   }
 
   async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
@@ -112,6 +124,16 @@ export class ApiClient {
 
   post<T>(path: string, body: unknown = {}): Promise<T> {
     return this.request<T>("POST", path, body);
+  }
+
+  /** `GET path`, or undefined when the server answers 404. */
+  async find<T>(path: string): Promise<T | undefined> {
+    try {
+      return await this.get<T>(path);
+    } catch (error) {
+      if (error instanceof OpenComputerError && error.details.status === 404) return undefined;
+      throw error;
+    }
   }
 }
 

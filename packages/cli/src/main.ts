@@ -1,80 +1,65 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import { buildCommand } from "./commands/build.ts";
+import { deployCommand } from "./commands/deploy.ts";
+import { allHelp, commandHelp, HELP, nearestCommand } from "./commands/help.ts";
 import { keysCommand } from "./commands/keys.ts";
-import { isRemoteSession, REMOTE_USAGE, remoteCommand } from "./commands/remote/index.ts";
+import { linkCommand, loginCommand } from "./commands/login.ts";
+import { isRemoteSession, remoteCommand } from "./commands/remote/index.ts";
+import { rollbackCommand } from "./commands/rollback.ts";
 import { secretsCommand } from "./commands/secrets.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { sessionCommand } from "./commands/session.ts";
 
-const USAGE = `Usage: opencomputer <command> [options]
+type Run = (argv: string[]) => Promise<number>;
 
-Commands:
-  session [--dir DIR] [--agent ID] [--json] "text"
-      Build, then run one turn of an agent on the embedded store (.opencomputer/data.db
-      in DIR) and print its events and the session result. Exit code 0 when the turn
-      completed.
-  build [--dir DIR] [--json]
-      Check the agents statically and write their deployments (.opencomputer/deployments).
-  doctor [--dir DIR] [--json]
-      The same checks, writing nothing.
-  dev [--dir DIR] [--port N]
-      Build, serve the HTTP API (docs/api.md) with the runtime on the embedded store, and
-      rebuild on changes. Prints the URL and an API key (or uses OPENCOMPUTER_API_KEY).
-  server --store <file.db|postgres://...> [--dir DIR] [--port N]
-      The same for production, without watching.
-  keys create [--name N] | keys list [--json] | keys revoke <id>   [--dir DIR]
-      API keys, stored hashed in .opencomputer/keys.json (a key is shown once, at create).
-      dev and server accept these, plus OPENCOMPUTER_API_KEY(S) from the environment.
-
-  secrets set NAME [--origin https://host ...] [--any-origin] | secrets list [--json]
-          | secrets remove NAME   [--environment development|production] [--dir DIR]
-      Secrets for connections, encrypted in .opencomputer/secrets.json (key: secret.key).
-      set reads the value from stdin or a hidden prompt; no command ever prints a value.
-      --origin (repeatable) binds the secret: the gateway sends it to those origins only.
-
-${REMOTE_USAGE}
-Environment:
-  OPENCOMPUTER_MODEL   Replace every agent's model, e.g. script/demo (a scripted model
-                       read from opencomputer/scripts/demo.json) to test an agent offline.
-`;
+const COMMANDS: Record<string, Run> = {
+  session: (rest) =>
+    isRemoteSession(rest[0]) ? remoteCommand("session", rest) : sessionCommand(rest),
+  sessions: (rest) => remoteCommand("sessions", rest),
+  results: (rest) => remoteCommand("results", rest),
+  approvals: (rest) => remoteCommand("approvals", rest),
+  dev: (rest) => serveCommand(rest, "dev"),
+  server: (rest) => serveCommand(rest, "server"),
+  keys: keysCommand,
+  secrets: (rest) => secretsCommand(rest),
+  build: (rest) => buildCommand(rest, false),
+  doctor: (rest) => buildCommand(rest, true),
+  deploy: deployCommand,
+  rollback: rollbackCommand,
+  login: (rest) => loginCommand(rest),
+  link: linkCommand,
+};
 
 /** Runs the CLI; returns the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    const topic = command === "help" ? rest[0] : undefined;
+    process.stdout.write(topic && HELP[topic] ? commandHelp(topic) : allHelp());
+    return command === undefined ? 2 : 0;
+  }
+  const run = COMMANDS[command];
+  if (!run) {
+    const near = nearestCommand(command);
+    process.stderr.write(
+      `Unknown command "${command}".${near ? ` Did you mean \`opencomputer ${near}\`?` : ""}\n\n${allHelp()}`,
+    );
+    return 2;
+  }
+  // `--help` anywhere before `--` asks for this command's help, never runs it.
+  const end = rest.indexOf("--");
+  const options = end === -1 ? rest : rest.slice(0, end);
+  if (options.includes("--help") || options.includes("-h")) {
+    process.stdout.write(commandHelp(command));
+    return 0;
+  }
   try {
-    switch (command) {
-      case "session":
-        if (isRemoteSession(rest[0])) return await remoteCommand("session", rest);
-        return await sessionCommand(rest);
-      case "sessions":
-      case "results":
-      case "approvals":
-        return await remoteCommand(command, rest);
-      case "dev":
-        return await serveCommand(rest, "dev");
-      case "server":
-        return await serveCommand(rest, "server");
-      case "keys":
-        return await keysCommand(rest);
-      case "secrets":
-        return await secretsCommand(rest);
-      case "build":
-        return await buildCommand(rest, false);
-      case "doctor":
-        return await buildCommand(rest, true);
-      case undefined:
-      case "help":
-      case "--help":
-      case "-h":
-        process.stdout.write(USAGE);
-        return command === undefined ? 2 : 0;
-      default:
-        process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
-        return 2;
-    }
+    return await run(rest);
   } catch (error) {
     if (error instanceof OpenComputerError) {
       process.stderr.write(`error ${error.code}: ${error.message}\n`);
+      if (error.code === "usage")
+        process.stderr.write(`(opencomputer ${command} --help shows how)\n`);
       return error.code === "usage" ? 2 : 1;
     }
     throw error;

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { OpenComputerError } from "@opencomputer/agent";
 import { FileSecretStore, normalizeOrigins, projectSecretPaths } from "@opencomputer/connections";
 import { parse } from "../args.ts";
+import { readHidden } from "../hidden-input.ts";
 
 const USAGE =
   "secrets set NAME [--origin https://host ...] [--any-origin] | secrets list [--json] | secrets remove NAME   [--environment development|production] [--dir DIR]";
@@ -32,7 +33,7 @@ export async function secretsCommand(
     case "set": {
       if (!name) throw new OpenComputerError("usage", USAGE);
       const origins = bindingOf(values);
-      const value = await readValue(io, name);
+      const value = await readHidden(io, `Value for ${name}`);
       const set = await store.set(environment, name, value, origins ? { origins } : {});
       io.stdout.write(
         `${set.created ? "set" : "updated"} ${name} (${environment}), ${describeBinding(set.origins)}\n`,
@@ -94,42 +95,4 @@ function bindingOf(
 
 function describeBinding(origins: readonly string[]): string {
   return origins.length > 0 ? `only to ${origins.join(" ")}` : "any origin";
-}
-
-/** The value from stdin, without its final line break; or typed at a prompt that hides it. */
-async function readValue(io: SecretsIO, name: string): Promise<string> {
-  const stdin = io.stdin as NodeJS.ReadStream;
-  if (stdin.isTTY) return prompt(stdin, io, name);
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks)
-    .toString("utf8")
-    .replace(/\r?\n$/, "");
-}
-
-function prompt(stdin: NodeJS.ReadStream, io: SecretsIO, name: string): Promise<string> {
-  io.stderr.write(`Value for ${name} (not shown): `);
-  return new Promise((resolvePrompt, reject) => {
-    let value = "";
-    stdin.setRawMode(true);
-    stdin.resume();
-    stdin.setEncoding("utf8");
-    const done = (error?: Error) => {
-      stdin.setRawMode(false);
-      stdin.pause();
-      stdin.off("data", onData);
-      io.stderr.write("\n");
-      if (error) reject(error);
-      else resolvePrompt(value);
-    };
-    const onData = (text: string) => {
-      for (const char of text) {
-        if (char === "\r" || char === "\n") return done();
-        if (char === "\u0003") return done(new OpenComputerError("usage", "cancelled"));
-        if (char === "\u007f" || char === "\b") value = value.slice(0, -1);
-        else value += char;
-      }
-    };
-    stdin.on("data", onData);
-  });
 }

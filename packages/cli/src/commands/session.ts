@@ -5,13 +5,18 @@ import type { SessionEvent } from "@opencomputer/protocol";
 import { parse } from "../args.ts";
 import { ApiClient } from "../client.ts";
 import { openEmbedded } from "../embedded.ts";
-import { formatEvent } from "../format.ts";
 import type { OneShotBackend } from "../one-shot/backend.ts";
 import { embeddedBackend } from "../one-shot/embedded-backend.ts";
 import { httpBackend } from "../one-shot/http-backend.ts";
 import { Keyboard } from "../one-shot/keyboard.ts";
 import { runOneShot } from "../one-shot/run.ts";
 import { chooseAgent } from "../project.ts";
+import { printEvent } from "./remote/attach.ts";
+import { refuseLikelySubcommand } from "./session-words.ts";
+
+export const SESSION_ONE_SHOT_USAGE = `opencomputer session [--dir DIR] [--agent ID] [--json] [--verbose] [--interactive] "message"
+  e.g.  opencomputer session "Where is my order A1?"
+        opencomputer session -- list my orders     (after --, every word is the message)`;
 
 /**
  * `opencomputer session [--dir DIR] [--agent ID] [--json] [--interactive|--no-interactive] "text"`
@@ -20,7 +25,8 @@ import { chooseAgent } from "../project.ts";
  * the keyboard; `--interactive` does the same with answers piped on stdin.
  */
 export async function sessionCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, OPTIONS);
+  const { values, positionals } = parse(argv, OPTIONS, SESSION_ONE_SHOT_USAGE);
+  refuseLikelySubcommand(argv, positionals);
   const text = positionals.join(" ").trim();
   if (!text)
     throw new OpenComputerError("usage", 'Give the message to send: opencomputer session "text"');
@@ -29,7 +35,7 @@ export async function sessionCommand(argv: string[]): Promise<number> {
     ? false
     : (values.interactive ?? (process.stdin.isTTY === true && !json));
   const print = (e: SessionEvent) =>
-    process.stdout.write(`${json ? JSON.stringify(e) : formatEvent(e)}\n`);
+    process.stdout.write(`${printEvent(e, json, values.verbose)}\n`);
 
   const opened = process.env.OPENCOMPUTER_API_URL
     ? await remote(values.agent)
@@ -43,6 +49,7 @@ export async function sessionCommand(argv: string[]): Promise<number> {
       text,
       print,
       say: (line) => process.stderr.write(`${line}\n`),
+      flush: () => new Promise((done) => process.stdout.write("", () => done())),
       ...(keyboard ? { keyboard } : {}),
     });
     if (json) {
@@ -111,4 +118,5 @@ const OPTIONS = {
   json: { type: "boolean" },
   interactive: { type: "boolean" },
   "no-interactive": { type: "boolean" },
+  verbose: { type: "boolean" },
 } as const;

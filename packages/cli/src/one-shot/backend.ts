@@ -3,6 +3,7 @@ import type {
   ApprovalCard as Card,
   OpenQuestion as Question,
   SessionEvent,
+  SessionStatus,
 } from "@opencomputer/protocol";
 
 /** An approval as the one-shot shows it (a subset of `GET /approvals/<id>`). */
@@ -29,7 +30,9 @@ export interface OneShotBackend {
   sendTurn(sessionId: string, input: AgentInput): Promise<string>;
   /** Events after `after`; waits (up to ~1 s) for new ones when there are none yet. */
   nextEvents(sessionId: string, after: number): Promise<SessionEvent[]>;
-  session(sessionId: string): Promise<{ question: OpenQuestion | null; result: unknown }>;
+  session(
+    sessionId: string,
+  ): Promise<{ question: OpenQuestion | null; result: unknown; status: SessionStatus }>;
   approvals(sessionId: string): Promise<ApprovalCard[]>;
   decide(approvalId: string, decision: "approve" | "deny"): Promise<ApprovalCard>;
   close(): Promise<void>;

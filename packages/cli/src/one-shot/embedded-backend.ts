@@ -39,7 +39,11 @@ export function embeddedBackend(
     },
     async session(sessionId) {
       const view = await runtime.sessions.get(sessionId);
-      return { question: view.question as OpenQuestion | null, result: view.result };
+      return {
+        question: view.question as OpenQuestion | null,
+        result: view.result,
+        status: view.status,
+      };
     },
     async approvals(sessionId) {
       return (await runtime.approvals.list(sessionId)) as unknown as ApprovalCard[];

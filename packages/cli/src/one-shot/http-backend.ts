@@ -1,5 +1,5 @@
 import { type AgentInput, OpenComputerError } from "@opencomputer/agent";
-import type { SessionEvent } from "@opencomputer/protocol";
+import type { SessionEvent, SessionStatus } from "@opencomputer/protocol";
 import { type ApiClient, seg } from "../client.ts";
 import type { ApprovalCard, OneShotBackend, OpenQuestion } from "./backend.ts";
 import { EventFeed, type FeedTransport } from "./event-feed.ts";
@@ -50,10 +50,12 @@ export function httpBackend(api: ApiClient): OneShotBackend {
       return feedOf(sessionId, after).next(after);
     },
     async session(sessionId) {
-      const view = await api.get<{ question: OpenQuestion | null; result: unknown }>(
-        `/sessions/${seg(sessionId)}`,
-      );
-      return { question: view.question, result: view.result };
+      const view = await api.get<{
+        question: OpenQuestion | null;
+        result: unknown;
+        status: SessionStatus;
+      }>(`/sessions/${seg(sessionId)}`);
+      return { question: view.question, result: view.result, status: view.status };
     },
     async approvals(sessionId) {
       return (await api.get<{ approvals: ApprovalCard[] }>(`/sessions/${seg(sessionId)}/approvals`))

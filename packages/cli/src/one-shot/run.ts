@@ -2,6 +2,7 @@ import type { Answer } from "@opencomputer/agent";
 import type { SessionEvent } from "@opencomputer/protocol";
 import type { ApprovalCard, OneShotBackend, OpenQuestion } from "./backend.ts";
 import type { Keyboard } from "./keyboard.ts";
+import { askDecision, askQuestion } from "./prompts.ts";
 
 const SETTLED = new Set(["turn.completed", "turn.failed", "turn.cancelled"]);
 /** Approval events after which nothing more happens on their own. */
@@ -22,6 +23,8 @@ export interface OneShotOptions {
   say(line: string): void;
   /** When set, questions and approval cards are answered from it; otherwise they are left open. */
   keyboard?: Keyboard;
+  /** Resolves once everything printed so far is written, so a prompt starts below it. */
+  flush?(): Promise<void>;
 }
 
 export interface OneShotOutcome {
@@ -91,36 +94,5 @@ export async function runOneShot(
     }
     const answer = await askQuestion(options, view.question);
     turnId = await backend.sendTurn(sessionId, { source: "user", answer });
-  }
-}
-
-async function askQuestion(options: OneShotOptions, q: OpenQuestion): Promise<Answer> {
-  options.say(`\n? ${q.text}`);
-  q.options.forEach((o, i) => {
-    options.say(`  ${i + 1}) ${o.label}`);
-  });
-  const hint = q.options.length > 0 ? `1-${q.options.length} or type an answer` : "your answer";
-  for (;;) {
-    const line = await options.keyboard!.ask(`answer (${hint}): `);
-    if (line === "") continue;
-    // A number picks an option; one that names no option is asked again (not sent as text).
-    if (q.options.length > 0 && /^\d+$/.test(line)) {
-      const chosen = q.options[Number(line) - 1];
-      if (chosen) return { questionId: q.id, value: chosen.value, text: chosen.label };
-      options.say(`  there is no option ${line}`);
-      continue;
-    }
-    return { questionId: q.id, text: line };
-  }
-}
-
-async function askDecision(options: OneShotOptions, a: ApprovalCard): Promise<"approve" | "deny"> {
-  options.say(`\n! approval needed (${a.tool}): ${a.card.title}`);
-  if (a.card.summary) options.say(`  ${a.card.summary}`);
-  for (const f of a.card.facts ?? []) options.say(`  ${f.label}: ${f.value}`);
-  for (;;) {
-    const line = (await options.keyboard!.ask("approve? [y/n]: ")).toLowerCase();
-    if (line === "y" || line === "yes") return "approve";
-    if (line === "n" || line === "no") return "deny";
   }
 }

@@ -1,19 +1,11 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import { ApiClient } from "../../client.ts";
-import { APPROVALS_USAGE, approvalsRemote } from "./approvals.ts";
-import { RESULTS_USAGE, resultsRemote } from "./results.ts";
-import { isRemoteSession, SESSION_USAGE, sessionRemote } from "./session.ts";
-import { SESSIONS_USAGE, sessionsRemote } from "./tail.ts";
+import { approvalsRemote } from "./approvals.ts";
+import { resultsRemote } from "./results.ts";
+import { isRemoteSession, sessionRemote } from "./session.ts";
+import { sessionsRemote } from "./tail.ts";
 
 export { isRemoteSession };
-
-/** Usage lines of the remote commands, for the CLI's help text. */
-export const REMOTE_USAGE = `  ${SESSION_USAGE}
-  ${SESSIONS_USAGE}
-  ${RESULTS_USAGE}
-  ${APPROVALS_USAGE}
-      Talk to a running server (OPENCOMPUTER_API_URL, OPENCOMPUTER_API_KEY).
-`;
 
 /**
  * Runs `opencomputer <group> ...` against a running server; returns the exit code:

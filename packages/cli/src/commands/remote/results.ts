@@ -1,8 +1,8 @@
 import { OpenComputerError } from "@opencomputer/agent";
-import { json, need, noExtra, out, parse, short } from "../../args.ts";
+import { integer, json, need, noExtra, out, parse, short } from "../../args.ts";
 import { type ApiClient, seg } from "../../client.ts";
 
-export const RESULTS_USAGE = `opencomputer results list <sessionId> [--turn <turnId>] [--json]
+export const RESULTS_USAGE = `opencomputer results list <sessionId> [--turn <turnId>] [--limit N] [--cursor C] [--json]
   opencomputer results get <sessionId> <resultId>`;
 
 interface ResultRecord {
@@ -16,34 +16,46 @@ interface ResultRecord {
 export async function resultsRemote(client: () => ApiClient, argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "list") {
-    const usage = "opencomputer results list <sessionId> [--turn <turnId>] [--json]";
-    const { values, positionals } = parse(rest, {
-      turn: { type: "string" },
-      json: { type: "boolean" },
-    });
+    const usage =
+      "opencomputer results list <sessionId> [--turn <turnId>] [--limit N] [--cursor C] [--json]";
+    const { values, positionals } = parse(
+      rest,
+      {
+        turn: { type: "string" },
+        limit: { type: "string" },
+        cursor: { type: "string" },
+        json: { type: "boolean" },
+      },
+      usage,
+    );
     const id = need(positionals, 0, "the session id", usage);
     noExtra(positionals, 1, usage);
+    const limit = integer(values.limit, "limit", 1);
     const base = values.turn
       ? `/sessions/${seg(id)}/turns/${seg(values.turn)}/results`
       : `/sessions/${seg(id)}/results`;
     const api = client();
-    const results: ResultRecord[] = [];
-    let cursor: string | null = null;
-    do {
-      const qs: string = cursor ? `?limit=200&cursor=${encodeURIComponent(cursor)}` : "?limit=200";
-      const page: { results: ResultRecord[]; nextCursor: string | null } = await api.get(
-        `${base}${qs}`,
+    const page = (cursor: string | undefined, size: number) =>
+      api.get<{ results: ResultRecord[]; nextCursor: string | null }>(
+        `${base}?limit=${size}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
       );
-      results.push(...page.results);
-      cursor = page.nextCursor;
-    } while (cursor);
+    // With --limit or --cursor, one page and where the next starts; else every result.
+    const paged = limit !== undefined || values.cursor !== undefined;
+    const results: ResultRecord[] = [];
+    let next: string | null = values.cursor ?? null;
+    do {
+      const got = await page(next ?? undefined, paged ? (limit ?? 50) : 200);
+      results.push(...got.results);
+      next = got.nextCursor;
+    } while (next && !paged);
     if (values.json) {
-      json({ results });
+      json(paged ? { results, nextCursor: next } : { results });
       return 0;
     }
     if (results.length === 0) out("no results");
     for (const r of results)
       out(`${r.resultId}  turn ${r.turnId}  ${r.resultTool}  ${r.createdAt}  ${short(r.data)}`);
+    if (paged && next) out(`(more: --cursor ${next})`);
     return 0;
   }
   if (sub === "get") {

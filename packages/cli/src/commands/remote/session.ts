@@ -1,8 +1,10 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import { integer, json, need, noExtra, out, parse, short } from "../../args.ts";
 import { type ApiClient, seg } from "../../client.ts";
+import { attachRemote } from "./attach.ts";
 
-export const SESSION_USAGE = `opencomputer session create --agent <id@alias> [--label k=v ...] [--json]
+export const SESSION_USAGE = `opencomputer session create --agent <id@alias> [--label k=v ...] [--json] ["first message"]
+  opencomputer session attach <id> [--from-now] [--follow] [--interactive] [--json] [--verbose]
   opencomputer session list [--agent ID] [--status S] [--limit N] [--json]
   opencomputer session inspect <id> [--json]
   opencomputer session send <id> "text" [--mode queue|steer|interrupt]
@@ -28,7 +30,7 @@ interface Session {
   activity?: { activeTurnId?: string | null; queued?: number };
 }
 
-const SUBCOMMANDS = new Set(["create", "list", "inspect", "send", "end"]);
+export const SUBCOMMANDS = new Set(["create", "list", "inspect", "send", "end", "attach"]);
 
 /** True when `session <sub>` is one of the remote subcommands (else it is the one-shot form). */
 export function isRemoteSession(sub: string | undefined): boolean {
@@ -48,6 +50,8 @@ export async function sessionRemote(client: () => ApiClient, argv: string[]): Pr
       return send(client, rest);
     case "end":
       return end(client, rest);
+    case "attach":
+      return attachRemote(client, rest);
     default:
       throw new OpenComputerError(
         "usage",
@@ -57,14 +61,19 @@ export async function sessionRemote(client: () => ApiClient, argv: string[]): Pr
 }
 
 async function create(client: () => ApiClient, argv: string[]): Promise<number> {
-  const usage = "opencomputer session create --agent <id@alias> [--label k=v ...] [--json]";
-  const { values, positionals } = parse(argv, {
-    agent: { type: "string" },
-    label: { type: "string", multiple: true },
-    json: { type: "boolean" },
-  });
-  noExtra(positionals, 0, usage);
+  const usage =
+    'opencomputer session create --agent <id@alias> [--label k=v ...] [--json] ["first message"]';
+  const { values, positionals } = parse(
+    argv,
+    {
+      agent: { type: "string" },
+      label: { type: "string", multiple: true },
+      json: { type: "boolean" },
+    },
+    usage,
+  );
   if (!values.agent) throw new OpenComputerError("usage", `Missing --agent. Usage: ${usage}`);
+  const text = positionals.join(" ").trim();
   const labels: Record<string, string> = {};
   for (const pair of values.label ?? []) {
     const eq = pair.indexOf("=");
@@ -75,9 +84,21 @@ async function create(client: () => ApiClient, argv: string[]): Promise<number> 
     agentId: values.agent,
     ...(Object.keys(labels).length > 0 ? { labels } : {}),
   };
-  const created = await client().post<{ session: Session; deployment: unknown }>("/sessions", body);
-  if (values.json) json(created);
-  else out(created.session.id);
+  const api = client();
+  const created = await api.post<{ session: Session; deployment: unknown }>("/sessions", body);
+  const id = created.session.id;
+  // The first message, as a turn of the new session (follow it with `session attach`).
+  const sent = text
+    ? await api.post<{ turnId: string }>(`/sessions/${seg(id)}/turns`, { input: { text } })
+    : undefined;
+  if (values.json) json({ ...created, ...(sent ? { turnId: sent.turnId } : {}) });
+  else {
+    out(id);
+    if (sent)
+      process.stderr.write(
+        `sent turn ${sent.turnId}; follow it: opencomputer session attach ${id}\n`,
+      );
+  }
   return 0;
 }
 

@@ -1,0 +1,125 @@
+// Every command's help: what it does, how to call it, and an example a person can copy.
+// `opencomputer <command> --help` prints one entry; `opencomputer --help` prints them all.
+
+import { DEPLOY_USAGE } from "./deploy.ts";
+import { LINK_USAGE, LOGIN_USAGE } from "./login.ts";
+import { APPROVALS_USAGE } from "./remote/approvals.ts";
+import { RESULTS_USAGE } from "./remote/results.ts";
+import { SESSION_USAGE } from "./remote/session.ts";
+import { SESSIONS_USAGE } from "./remote/tail.ts";
+import { ROLLBACK_USAGE } from "./rollback.ts";
+import { SESSION_ONE_SHOT_USAGE } from "./session.ts";
+
+export interface CommandHelp {
+  summary: string;
+  usage: string;
+}
+
+const SERVER_NOTE =
+  "Talks to a server: OPENCOMPUTER_API_URL and OPENCOMPUTER_API_KEY, or the server `opencomputer link` linked to this project.";
+
+export const HELP: Record<string, CommandHelp> = {
+  session: {
+    summary:
+      "Run one message on an agent and print its events (embedded store, or the server at OPENCOMPUTER_API_URL); or manage a server's sessions.",
+    usage: `${SESSION_ONE_SHOT_USAGE}
+  ${SESSION_USAGE}
+  A first word that looks like a subcommand is refused: quote the message or put -- before it.`,
+  },
+  sessions: {
+    summary: `Follow a session's events. ${SERVER_NOTE}`,
+    usage: `${SESSIONS_USAGE}
+  e.g.  opencomputer sessions tail ses_0123… --json`,
+  },
+  results: {
+    summary: `Read a session's result records. ${SERVER_NOTE}`,
+    usage: `${RESULTS_USAGE}
+  e.g.  opencomputer results list ses_0123… --limit 20`,
+  },
+  approvals: {
+    summary: `List and decide approvals. ${SERVER_NOTE}`,
+    usage: `${APPROVALS_USAGE}
+  e.g.  opencomputer approvals approve apr_0123… --by alice`,
+  },
+  build: {
+    summary: "Check the agents statically and write their deployments (.opencomputer/deployments).",
+    usage: `opencomputer build [--dir DIR] [--json] [--load-timeout SECONDS]
+  e.g.  opencomputer build --dir my-project`,
+  },
+  doctor: {
+    summary: "The checks of build, writing nothing.",
+    usage: `opencomputer doctor [--dir DIR] [--json] [--load-timeout SECONDS]
+  e.g.  opencomputer doctor --json`,
+  },
+  deploy: {
+    summary: `Build locally and upload the deployments to a server, moving an alias. ${SERVER_NOTE}`,
+    usage: DEPLOY_USAGE,
+  },
+  rollback: {
+    summary: `Move an alias back on a server. ${SERVER_NOTE}`,
+    usage: ROLLBACK_USAGE,
+  },
+  login: {
+    summary: "Remember a server and its API key (in your config directory, mode 0600).",
+    usage: LOGIN_USAGE,
+  },
+  link: {
+    summary: "Remember which server this project deploys to and talks to.",
+    usage: LINK_USAGE,
+  },
+  dev: {
+    summary:
+      "Build, serve the API and console on the embedded store, and rebuild on changes; prints the URL and an API key.",
+    usage: `opencomputer dev [--dir DIR] [--port N]
+  e.g.  OPENCOMPUTER_MODEL=script/demo opencomputer dev --port 4600`,
+  },
+  server: {
+    summary:
+      "Serve the API for production on the store given; builds the project's agents at start (if it has any) and accepts deploys.",
+    usage: `opencomputer server --store <file.db|postgres://...> [--dir DIR] [--port N]
+  e.g.  OPENCOMPUTER_API_KEYS=$KEY opencomputer server --store postgres://localhost/agents`,
+  },
+  keys: {
+    summary: "API keys, stored hashed in .opencomputer/keys.json (a key is shown once, at create).",
+    usage: `opencomputer keys create [--name N] [--project P] | keys list [--json] | keys revoke <id>   [--dir DIR]
+  e.g.  opencomputer keys create --name ci`,
+  },
+  secrets: {
+    summary:
+      "Secrets for connections, encrypted in .opencomputer/secrets.json; set reads the value from stdin or a hidden prompt.",
+    usage: `opencomputer secrets set NAME [--origin https://host ...] [--any-origin] | secrets list [--json]
+          | secrets remove NAME   [--environment development|production] [--dir DIR]
+  e.g.  echo "$TOKEN" | opencomputer secrets set GITHUB_TOKEN --origin https://api.github.com`,
+  },
+};
+
+export function commandHelp(name: string): string {
+  const help = HELP[name];
+  return help ? `${help.summary}\n\nUsage: ${help.usage}\n` : "";
+}
+
+export function allHelp(): string {
+  const lines = [
+    "Usage: opencomputer <command> [options]   (opencomputer <command> --help for one)",
+    "",
+  ];
+  for (const [name, help] of Object.entries(HELP)) {
+    lines.push(`  ${name.padEnd(10)}${help.summary}`);
+  }
+  lines.push(
+    "",
+    "Environment:",
+    "  OPENCOMPUTER_MODEL     Replace every agent's model, e.g. script/demo (a scripted model",
+    "                         read from opencomputer/scripts/demo.json) to test an agent offline.",
+    "  OPENCOMPUTER_API_URL / OPENCOMPUTER_API_KEY   The server the remote commands talk to.",
+    "",
+  );
+  return lines.join("\n");
+}
+
+/** The known command closest to a mistyped one, if any is close. */
+export function nearestCommand(word: string): string | undefined {
+  return Object.keys(HELP).find(
+    (name) => name.startsWith(word.slice(0, 3)) && Math.abs(name.length - word.length) <= 2,
+  );
+}
