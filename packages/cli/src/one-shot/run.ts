@@ -1,6 +1,5 @@
-import type { Answer } from "@opencomputer/agent";
 import type { SessionEvent } from "@opencomputer/protocol";
-import type { ApprovalCard, OneShotBackend, OpenQuestion } from "./backend.ts";
+import type { OneShotBackend, OpenQuestion } from "./backend.ts";
 import type { Keyboard } from "./keyboard.ts";
 import { askDecision, askQuestion } from "./prompts.ts";
 
