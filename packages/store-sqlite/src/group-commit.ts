@@ -43,9 +43,30 @@ const SELECT_FILE_ID = "SELECT file_id FROM journal_state WHERE id = 1";
 
 const openGroups = new Map<string, Set<GroupCommit>>();
 
+/**
+ * What decides when a group ends: the clock its age is measured on, and the hook that runs the
+ * commit once the process is idle (returns a cancel). Tests pass one they drive, so a group ends
+ * when the test says and not when a loaded machine happens to be slow.
+ */
+export interface GroupClock {
+  now(): number;
+  onIdle(commit: () => void): () => void;
+}
+
+export const REAL_GROUP_CLOCK: GroupClock = {
+  // Date.now(), not performance.now() (about 1 µs a call before warm-up); a clock that went
+  // back ends the group as well.
+  now: () => Date.now(),
+  onIdle(commit) {
+    const handle = setImmediate(commit);
+    handle.unref();
+    return () => clearImmediate(handle);
+  },
+};
+
 export class GroupCommit {
   private readonly key: string;
-  private idle: NodeJS.Immediate | null = null;
+  private cancelIdleCommit: (() => void) | null = null;
   private nextSeq = 0;
   private journalEnd = 0;
   private statementsInGroup = 0;
@@ -66,6 +87,7 @@ export class GroupCommit {
     private readonly intervalMs: number,
     /** Row changes written behind, and what the writer remembers for the open group. */
     private readonly behind: { pending: PendingRows; reset(): void },
+    private readonly clock: GroupClock = REAL_GROUP_CLOCK,
   ) {
     this.key = resolve(db.name);
     let peers = openGroups.get(this.key);
@@ -108,9 +130,7 @@ export class GroupCommit {
       } finally {
         // A busy process whose work resolves as microtasks may not reach its idle callback for
         // a long time: its groups end by age.
-        // Date.now(), not performance.now() (about 1 µs a call before warm-up); a clock that
-        // went back ends the group as well.
-        const age = Date.now() - this.groupOpenedAt;
+        const age = this.clock.now() - this.groupOpenedAt;
         if (this.statementsInGroup >= MAX_GROUP_STATEMENTS || age >= this.intervalMs || age < 0) {
           this.commit();
         }
@@ -231,9 +251,9 @@ export class GroupCommit {
   }
 
   private cancelIdle(): void {
-    if (this.idle !== null) {
-      clearImmediate(this.idle);
-      this.idle = null;
+    if (this.cancelIdleCommit !== null) {
+      this.cancelIdleCommit();
+      this.cancelIdleCommit = null;
     }
   }
 
@@ -261,7 +281,7 @@ export class GroupCommit {
       // Everything in the file is committed now, so this group writes over it from the start.
       this.nextSeq = applied + 1;
       this.journalEnd = 0;
-      this.groupOpenedAt = Date.now();
+      this.groupOpenedAt = this.clock.now();
     } catch (error) {
       if (this.db.inTransaction) this.db.exec("ROLLBACK");
       throw error;
@@ -269,8 +289,7 @@ export class GroupCommit {
     // A group ends as soon as the process has nothing else to do (or when it is intervalMs old,
     // checked on each write): other processes then wait for its lock, and see its changes, only
     // while this one is busy.
-    this.idle = setImmediate(() => this.commit());
-    this.idle.unref();
+    this.cancelIdleCommit = this.clock.onIdle(() => this.commit());
   }
 
   private readApplied(): number {

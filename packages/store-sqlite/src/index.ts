@@ -1,2 +1,3 @@
+export type { GroupClock } from "./group-commit.ts";
 export { SCHEMA_VERSION } from "./schema.ts";
 export { createSqliteStore, SqliteStore, type SqliteStoreOptions } from "./sqlite-store.ts";

@@ -117,10 +117,14 @@ export class SqliteStore implements Store {
         const deferred = new DeferredRowWriter(db, this.statements, pending);
         this.deferred = deferred;
         this.rows = deferred;
-        this.group = new GroupCommit(db, this.statements, journal, groupCommitMs, {
-          pending,
-          reset: () => deferred.reset(),
-        });
+        this.group = new GroupCommit(
+          db,
+          this.statements,
+          journal,
+          groupCommitMs,
+          { pending, reset: () => deferred.reset() },
+          options.groupClock,
+        );
       } else {
         this.deferred = null;
         this.pending = null;

@@ -1,5 +1,7 @@
 // How an embedded store is opened: its file, durability, and the group-commit window.
 
+import type { GroupClock } from "./group-commit.ts";
+
 export interface SqliteStoreOptions {
   /** A file path (created when missing) or ":memory:". */
   path: string;
@@ -17,4 +19,10 @@ export interface SqliteStoreOptions {
    * processes see them then). 0 commits every change on its own, with no journal. Default 5.
    */
   groupCommitMs?: number;
+  /**
+   * The clock a group's age is measured on and the hook that ends it when the process is idle.
+   * For tests that must decide when a group commits; the default is the real clock and
+   * `setImmediate`.
+   */
+  groupClock?: GroupClock;
 }
