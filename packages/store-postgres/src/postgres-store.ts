@@ -231,6 +231,12 @@ export class PostgresStore implements Store {
     if (filter.labels !== undefined && Object.keys(filter.labels).length > 0) {
       where.push(`label_index @> ${param(labelIndex(filter.labels))}::jsonb`);
     }
+    if (filter.waiting === true) {
+      where.push(
+        `(json_typeof(question) <> 'null' OR EXISTS (SELECT 1 FROM approvals AS a
+          WHERE a.session_id = sessions.id AND a.status IN ('pending', 'unconfirmed')))`,
+      );
+    }
     if (filter.cursor !== undefined) {
       // A row comparison, which the (created_at DESC, id DESC) index serves directly.
       where.push(
@@ -271,6 +277,14 @@ export class PostgresStore implements Store {
     );
     const row = rows[0];
     return row && turnFromRow(row);
+  }
+
+  async firstTurn(sessionId: string): Promise<TurnRecord | undefined> {
+    return this.one<TurnRow, TurnRecord>(
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 ORDER BY rid LIMIT 1`,
+      [sessionId],
+      turnFromRow,
+    );
   }
 
   async getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined> {

@@ -246,6 +246,11 @@ export class SqliteStore implements Store {
       sql += " AND status = ?";
       params.push(filter.status);
     }
+    if (filter.waiting === true) {
+      sql +=
+        " AND (question <> 'null' OR EXISTS (SELECT 1 FROM approvals AS a" +
+        " WHERE a.session_id = sessions.id AND a.status IN ('pending', 'unconfirmed')))";
+    }
     if (filter.cursor !== undefined) {
       sql += " AND (created_at, id) < (?, ?)";
       params.push(filter.cursor.createdAt, filter.cursor.id);
@@ -292,6 +297,13 @@ export class SqliteStore implements Store {
            AND outcome IS NOT 'steered' ORDER BY settled_at DESC, rid DESC LIMIT 1`,
         sessionId,
       )
+      .get(sessionId) as TurnRow | undefined;
+    return row && turnFromRow(row);
+  }
+
+  async firstTurn(sessionId: string): Promise<TurnRecord | undefined> {
+    const row = this.statements
+      .get(`SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? ORDER BY rid LIMIT 1`, sessionId)
       .get(sessionId) as TurnRow | undefined;
     return row && turnFromRow(row);
   }

@@ -146,6 +146,20 @@ export const sessionActivityShape = object({
 });
 export type SessionActivity = Infer<typeof sessionActivityShape>;
 
-/** A row of `GET /sessions`: the session without turns, with its current activity. */
-export const sessionListRowShape = object({ ...sessionFields, activity: sessionActivityShape });
+/** Whom a session waits for when a person must act: an open question, or an approval to decide. */
+export const WAITING_FOR = ["answer", "approval"] as const;
+export type WaitingFor = (typeof WAITING_FOR)[number];
+
+/**
+ * A row of `GET /sessions`: the session without turns, with its current activity, what it waits
+ * for a person to do (`answer` an open question, decide an `approval` that is pending or
+ * unconfirmed; null when nothing), and the text of its first message (null before any, or when
+ * the first input carried only a payload).
+ */
+export const sessionListRowShape = object({
+  ...sessionFields,
+  activity: sessionActivityShape,
+  waitingFor: nullable(named("WaitingFor", oneOf(WAITING_FOR))),
+  firstMessage: nullable(string()),
+});
 export type SessionListRow = Infer<typeof sessionListRowShape>;

@@ -10,6 +10,8 @@ export interface ListSessionsOptions {
   agentId?: string;
   status?: SessionStatus;
   labels?: Record<string, string>;
+  /** Only sessions waiting for a person (an open question, a pending or unconfirmed approval). */
+  waiting?: boolean;
   /** 1..100, default 50. */
   limit?: number;
   /** `nextCursor` of the previous page. */
@@ -54,6 +56,7 @@ export async function listSessions(store: Store, options: ListSessionsOptions = 
     ...(options.agentId ? { agentId: options.agentId } : {}),
     ...(options.status ? { status: options.status } : {}),
     ...(options.labels ? { labels: options.labels } : {}),
+    ...(options.waiting === true ? { waiting: true } : {}),
     ...(options.cursor ? { cursor: decodeCursor(options.cursor) } : {}),
   });
   const page = rows.slice(0, limit);
@@ -63,11 +66,18 @@ export async function listSessions(store: Store, options: ListSessionsOptions = 
       const { turns: _turns, ...view } = toSessionView(s, []);
       // The active turns and the last settled one, not every turn: a page of long sessions
       // would otherwise read all their turns.
-      const [active, last] = await Promise.all([
+      const [active, last, first, waitingFor] = await Promise.all([
         store.listActiveTurns(s.id),
         store.lastSettledTurn(s.id),
+        store.firstTurn(s.id),
+        s.question !== null ? ("answer" as const) : waitingForApproval(store, s.id),
       ]);
-      return { ...view, activity: activityOf(active, last) };
+      return {
+        ...view,
+        activity: activityOf(active, last),
+        waitingFor,
+        firstMessage: first ? firstText(first.input) : null,
+      };
     }),
   );
   const nextCursor =
@@ -77,6 +87,20 @@ export async function listSessions(store: Store, options: ListSessionsOptions = 
         )
       : null;
   return { sessions, nextCursor };
+}
+
+/** An approval a person has to decide: pending, or unconfirmed (retry or dismiss). */
+async function waitingForApproval(store: Store, sessionId: string): Promise<"approval" | null> {
+  const approvals = await store.listApprovals(sessionId);
+  return approvals.some((a) => a.status === "pending" || a.status === "unconfirmed")
+    ? "approval"
+    : null;
+}
+
+/** What a person typed first: the text, or an answer's text or chosen value. */
+function firstText(input: TurnRecord["input"]): string | null {
+  const text = input.text ?? input.answer?.text ?? input.answer?.value;
+  return typeof text === "string" && text.length > 0 ? text : null;
 }
 
 function activityOf(

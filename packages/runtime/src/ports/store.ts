@@ -78,6 +78,11 @@ export interface SessionFilter {
   agentId?: string;
   status?: SessionStatus;
   labels?: Record<string, string>;
+  /**
+   * Only sessions waiting for a person: an open question, or an approval that is `pending` or
+   * `unconfirmed` (a retry or dismiss is theirs to decide).
+   */
+  waiting?: boolean;
   /** Rows strictly after this position in (createdAt desc, id desc) order. */
   cursor?: { createdAt: string; id: string };
   limit: number;
@@ -148,6 +153,8 @@ export interface Store {
    * turns whose outcome is `steered` (folded into another turn): what a session list shows.
    */
   lastSettledTurn(sessionId: string): Promise<TurnRecord | undefined>;
+  /** The session's first turn (insertion order): what a session list shows as its opening message. */
+  firstTurn(sessionId: string): Promise<TurnRecord | undefined>;
   getTurn(sessionId: string, turnId: string): Promise<TurnRecord | undefined>;
   findTurnByIdempotencyKey(sessionId: string, key: string): Promise<TurnRecord | undefined>;
   /** In insertion order. */

@@ -54,7 +54,7 @@ export function sessionRoutes(router: Router, ctx: RouteContext): void {
   });
 
   router.add("GET", "/sessions", async (_request, _params, url, principal) => {
-    checkQuery(url, ["agent", "status", "limit", "cursor"], ["label."]);
+    checkQuery(url, ["agent", "status", "limit", "cursor", "waiting"], ["label."]);
     const labels: Record<string, string> = {};
     for (const [name, value] of url.searchParams) {
       if (!name.startsWith("label.")) continue;
@@ -66,6 +66,9 @@ export function sessionRoutes(router: Router, ctx: RouteContext): void {
     const agent = url.searchParams.get("agent");
     const status = url.searchParams.get("status");
     const cursor = url.searchParams.get("cursor");
+    const waiting = url.searchParams.get("waiting");
+    if (waiting !== null && waiting !== "true" && waiting !== "false")
+      throw invalidQuery("waiting", "must be true or false");
     try {
       const page = await ctx.sessions.list({
         projectId: principal.projectId,
@@ -74,6 +77,7 @@ export function sessionRoutes(router: Router, ctx: RouteContext): void {
         ...(status ? { status: status as never } : {}),
         ...(cursor ? { cursor } : {}),
         ...(Object.keys(labels).length ? { labels } : {}),
+        ...(waiting === "true" ? { waiting: true } : {}),
       });
       return json(200, page);
     } catch (error) {

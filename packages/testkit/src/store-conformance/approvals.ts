@@ -125,6 +125,65 @@ export function approvalsSection(c: SuiteContext): void {
       });
     });
 
+    it("lists only sessions waiting for a person: an open question or a pending or unconfirmed approval", async () => {
+      const projectId = uid("prj");
+      const at = (n: number) => `2021-01-01T00:00:0${n}.000Z`;
+      const asking = await newSession({ projectId, createdAt: at(1) });
+      const pending = await newSession({ projectId, createdAt: at(2) });
+      const unconfirmed = await newSession({ projectId, createdAt: at(3) });
+      const settled = await newSession({ projectId, createdAt: at(4) });
+      const plain = await newSession({ projectId, createdAt: at(5) });
+      await store.apply(asking.id, {
+        ops: [{ type: "session.update", patch: { question: { id: "q_1", text: "Which?" } } }],
+        events: [ev("question.asked")],
+      });
+      for (const [s, status] of [
+        [pending, "pending"],
+        [unconfirmed, "unconfirmed"],
+        [settled, "applied"],
+      ] as const) {
+        const turn = await newTurn(s.id);
+        await store.apply(s.id, {
+          ops: [{ type: "approval.insert", approval: approval(s.id, turn.id, { status }) }],
+          events: [ev("approval.requested")],
+        });
+      }
+      const ids = async (filter: {
+        waiting?: boolean;
+        cursor?: { createdAt: string; id: string };
+        limit: number;
+      }) => (await store.listSessions({ projectId, ...filter })).map((x) => x.id);
+      expect(await ids({ waiting: true, limit: 10 })).toEqual([
+        unconfirmed.id,
+        pending.id,
+        asking.id,
+      ]);
+      expect(await ids({ limit: 10 })).toHaveLength(5);
+      expect(await ids({ waiting: false, limit: 10 })).toContain(plain.id);
+      // Pages with a cursor as any other filter does.
+      expect(
+        await ids({ waiting: true, limit: 10, cursor: { createdAt: at(3), id: unconfirmed.id } }),
+      ).toEqual([pending.id, asking.id]);
+      // A question answered and an approval decided: no longer waiting.
+      await store.apply(asking.id, {
+        ops: [{ type: "session.update", patch: { question: null } }],
+        events: [ev("question.answered")],
+      });
+      const [apr] = await store.listApprovals(pending.id);
+      await store.apply(pending.id, {
+        ops: [
+          {
+            type: "approval.update",
+            id: apr!.id,
+            expect: ["pending"],
+            patch: { status: "denied" },
+          },
+        ],
+        events: [ev("approval.decided")],
+      });
+      expect(await ids({ waiting: true, limit: 10 })).toEqual([unconfirmed.id]);
+    });
+
     it("refuses a second approval for the same tool call", async () => {
       const s = await newSession();
       const turn = await newTurn(s.id);

@@ -126,6 +126,17 @@ export function recordsSection(c: SuiteContext): void {
       expect(await store.lastSettledTurn("ses_missing")).toBeUndefined();
     });
 
+    it("finds the first turn by insertion order", async () => {
+      const s = await newSession();
+      expect(await store.firstTurn(s.id)).toBeUndefined();
+      await newTurn(s.id, { id: "turn_b" });
+      await newTurn(s.id, { id: "turn_a" });
+      const first = await store.firstTurn(s.id);
+      expect(first).toStrictEqual((await store.listTurns(s.id))[0]);
+      expect(first?.id).toBe("turn_b");
+      expect(await store.firstTurn("ses_missing")).toBeUndefined();
+    });
+
     it("lists messages in insertion order", async () => {
       const s = await newSession();
       const turn = await newTurn(s.id);
