@@ -8,6 +8,39 @@ import type {
   TurnInput,
 } from "./types.ts";
 
+/**
+ * `GET /agents` rows as the console reads them. The catalog's shapes belong to the server that
+ * serves them (`@opencomputer/build`'s catalog today); fields beyond `id` are optional so a
+ * catalog without aliases or history still lists its agents.
+ */
+export interface AgentSummary {
+  id: string;
+  /** Alias name → deployment id. */
+  aliases?: Record<string, string>;
+  deployment?: DeploymentSummary;
+  /** Earlier positions of the aliases, newest first, when the server keeps them. */
+  history?: AliasMove[];
+}
+
+export interface AliasMove {
+  alias: string;
+  deploymentId: string;
+  /** The deployment it pointed at before, when known. */
+  from?: string | null;
+  movedAt: string;
+  reason?: string;
+}
+
+export interface DeploymentSummary {
+  id: string;
+  agentId: string;
+  createdAt: string;
+  tools?: Array<{ name: string; kind?: string; result?: boolean; description?: string }>;
+  resultTool?: string | null;
+  /** Aliases pointing at it now, when the server says so. */
+  aliases?: string[];
+}
+
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
 export interface ApiOptions {
@@ -36,6 +69,8 @@ export class ApiError extends Error {
 export interface ListSessionsQuery {
   agent?: string;
   status?: SessionStatus | "";
+  /** Only sessions waiting for a person (an open question, an approval to decide). */
+  waiting?: boolean;
   limit?: number;
   cursor?: string;
 }
@@ -105,6 +140,7 @@ export function createApi(options: ApiOptions) {
       const params = new URLSearchParams();
       if (query.agent) params.set("agent", query.agent);
       if (query.status) params.set("status", query.status);
+      if (query.waiting) params.set("waiting", "true");
       if (query.limit) params.set("limit", String(query.limit));
       if (query.cursor) params.set("cursor", query.cursor);
       const qs = params.toString();
@@ -114,15 +150,34 @@ export function createApi(options: ApiOptions) {
       );
     },
     /** `GET /agents` (`{id, aliases}` rows); an empty list on a server that has no catalog. */
-    async listAgents(): Promise<Array<{ id: string }>> {
+    async listAgents(): Promise<AgentSummary[]> {
       try {
-        const { agents } = await call<{ agents: Array<{ id: string }> }>("GET", "/agents");
+        const { agents } = await call<{ agents: AgentSummary[] }>("GET", "/agents");
         return agents;
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return [];
         throw error;
       }
     },
+    /** `GET /deployments[?agent=]`, newest first; empty on a server that has no catalog. */
+    async listDeployments(agent?: string): Promise<DeploymentSummary[]> {
+      try {
+        const qs = agent ? `?agent=${enc(agent)}` : "";
+        const { deployments } = await call<{ deployments: DeploymentSummary[] }>(
+          "GET",
+          `/deployments${qs}`,
+        );
+        return deployments;
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return [];
+        throw error;
+      }
+    },
+    /** Moves an alias of the agent back to an earlier deployment (`to`; default the previous). */
+    rollback: (agentId: string, body: { alias: string; to?: string }) =>
+      call<Record<string, unknown>>("POST", `/agents/${enc(agentId)}/rollback`, body),
+    updateLabels: (id: string, change: { set?: Record<string, string>; unset?: string[] }) =>
+      call<{ session: Session }>("PATCH", `/sessions/${enc(id)}/labels`, change),
     getSession: (id: string) => call<Session>("GET", `/sessions/${enc(id)}`),
     createSession(
       body: { agentId: string; labels?: Record<string, string> },

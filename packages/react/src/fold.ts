@@ -1,4 +1,5 @@
 import type { EventOf } from "@opencomputer/protocol";
+import { type EgressRequest, foldInspect, type InspectState, type Render } from "./fold-inspect.ts";
 import type { AgentInput, ApprovalCard, ApprovalStatus, JsonValue, SessionEvent } from "./types.ts";
 
 // The session's event log folded into what a person reads: a conversation timeline, the open
@@ -85,6 +86,10 @@ export interface AgentState {
   openTurns: string[];
   /** Events whose seq did not follow the cursor: the caller re-reads from `cursor`. */
   gap: boolean;
+  /** Every render of the agent (`agent.rendered`), in order. */
+  renders: Render[];
+  /** Requests made through connections, in order, with their status once answered. */
+  egress: EgressRequest[];
 }
 
 export const emptyState: AgentState = Object.freeze({
@@ -96,6 +101,8 @@ export const emptyState: AgentState = Object.freeze({
   status: null,
   openTurns: [],
   gap: false,
+  renders: [],
+  egress: [],
 }) as AgentState;
 
 /**
@@ -120,6 +127,17 @@ export function foldEvents(state: AgentState, events: readonly SessionEvent[]): 
 
 const RUNNING_STATUSES = new Set(["running", "waiting_runtime"]);
 
+/**
+ * What the session waits for a person to do: answer its open question, or decide an approval
+ * (pending, or unconfirmed: retry or dismiss). The same rule as the list rows' `waitingFor`.
+ */
+export function waitingFor(state: Pick<AgentState, "question" | "approvals">) {
+  if (state.question) return "answer" as const;
+  return state.approvals.some((a) => a.status === "pending" || a.status === "unconfirmed")
+    ? ("approval" as const)
+    : null;
+}
+
 /** True while a turn is queued or running (the hook polls faster then). */
 export function isBusy(state: AgentState): boolean {
   return state.openTurns.length > 0 || RUNNING_STATUSES.has(state.status ?? "");
@@ -134,8 +152,10 @@ class Builder {
   private approvals: Map<string, Approval>;
   private status: string | null;
   private openTurns: Set<string>;
+  private inspect: InspectState;
 
   constructor(state: AgentState) {
+    this.inspect = { renders: state.renders, egress: state.egress };
     this.cursor = state.cursor;
     this.items = state.items.slice();
     for (const [i, item] of this.items.entries()) this.index.set(item.key, i);
@@ -162,6 +182,8 @@ class Builder {
       status: this.status,
       openTurns: [...this.openTurns],
       gap: this.gap,
+      renders: this.inspect.renders,
+      egress: this.inspect.egress,
     };
   }
 
@@ -266,8 +288,9 @@ class Builder {
         return;
       default:
         if (e.type.startsWith("approval.")) this.applyApproval(e, base);
-        // Other types (usage, renders, runtime, egress, and types newer than this client) are
-        // informational: they change nothing a person reads here.
+        // Renders and requests through connections go to the inspector; other types (usage,
+        // runtime, and types newer than this client) are informational.
+        else this.inspect = foldInspect(this.inspect, e);
         return;
     }
   }

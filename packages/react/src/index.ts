@@ -1,8 +1,11 @@
 export {
+  type AgentSummary,
+  type AliasMove,
   type Api,
   ApiError,
   type ApiOptions,
   createApi,
+  type DeploymentSummary,
   type FetchLike,
   type ListSessionsQuery,
 } from "./api.ts";
@@ -16,6 +19,14 @@ export {
   type Message,
   type Question,
   type TimelineItem,
+  waitingFor,
 } from "./fold.ts";
+export {
+  type EgressRequest,
+  type InspectState,
+  type Render,
+  type RenderChange,
+  renderChange,
+} from "./fold-inspect.ts";
 export type * from "./types.ts";
 export { type UseAgentOptions, type UseAgentResult, useAgent } from "./use-agent.ts";
