@@ -1,4 +1,6 @@
 import { useMemo, useState } from "react";
+import { AgentPage } from "./AgentPage.tsx";
+import { AgentsPage } from "./AgentsPage.tsx";
 import { type Connection, ConnectionContext, connect, storedKey, storeKey } from "./connection.tsx";
 import { NewSession } from "./NewSession.tsx";
 import { useRoute } from "./route.ts";
@@ -50,6 +52,12 @@ function Shell() {
           <a href="#/" aria-current={route.name === "sessions" ? "page" : undefined}>
             Sessions
           </a>
+          <a
+            href="#/agents"
+            aria-current={route.name === "agents" || route.name === "agent" ? "page" : undefined}
+          >
+            Agents
+          </a>
           <a href="#/new" aria-current={route.name === "new" ? "page" : undefined}>
             New session
           </a>
@@ -57,7 +65,9 @@ function Shell() {
         <SignOut />
       </header>
       <main id="main" tabIndex={-1}>
-        {route.name === "sessions" && <SessionsList />}
+        {route.name === "sessions" && <SessionsList key={route.agent ?? ""} agent={route.agent} />}
+        {route.name === "agents" && <AgentsPage />}
+        {route.name === "agent" && <AgentPage key={route.id} id={route.id} />}
         {route.name === "new" && <NewSession />}
         {route.name === "session" && <SessionPage key={route.id} id={route.id} />}
         {route.name === "unknown" && (

@@ -2,9 +2,11 @@ import { ApiError, useAgent } from "@opencomputer/react";
 import { type FormEvent, useEffect, useState } from "react";
 import { basePath, useConnection } from "./connection.tsx";
 import { navigate } from "./route.ts";
+import { usePageTitle } from "./title.ts";
 
 /** Starts a session on a deployed agent, optionally with its first message. */
 export function NewSession() {
+  usePageTitle("New session");
   const { api, headers } = useConnection();
   const [agents, setAgents] = useState<string[] | null>(null);
   const [agent, setAgent] = useState("");

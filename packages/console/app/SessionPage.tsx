@@ -1,12 +1,22 @@
-import { useAgent } from "@opencomputer/react";
-import { useEffect, useRef } from "react";
+import { useAgent, waitingFor } from "@opencomputer/react";
+import { useEffect, useRef, useState } from "react";
 import { Composer } from "./Composer.tsx";
 import { ComputerPanel } from "./ComputerPanel.tsx";
 import { basePath, useConnection } from "./connection.tsx";
-import { clock, pretty } from "./format.ts";
+import { EndSession } from "./EndSession.tsx";
+import { ago, clock, pretty } from "./format.ts";
+import { LabelsPanel } from "./LabelsPanel.tsx";
 import { QuestionBox } from "./QuestionBox.tsx";
+import { RendersPanel } from "./RendersPanel.tsx";
+import { RequestsPanel } from "./RequestsPanel.tsx";
 import { StatusBadge } from "./StatusBadge.tsx";
 import { Timeline } from "./Timeline.tsx";
+import { usePageTitle } from "./title.ts";
+
+const WAITING_TEXT = {
+  answer: "The agent asked a question and is waiting for your answer below.",
+  approval: "An approval is waiting for your decision below.",
+} as const;
 
 /** One session: its conversation, open question, approvals and computer, followed live. */
 export function SessionPage({ id }: { id: string }) {
@@ -15,8 +25,15 @@ export function SessionPage({ id }: { id: string }) {
   const { session, error } = agent;
   const status = session?.status ?? agent.status;
   const ended = status === "ended";
+  const waiting = ended ? null : waitingFor(agent);
+  // Labels as the last PATCH answered them, until the session is read again.
+  const [patched, setPatched] = useState<{ revision?: number; labels: Record<string, string> }>();
+  const shownLabels =
+    patched && patched.revision === session?.revision ? patched.labels : (session?.labels ?? {});
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
+  const name = session?.agentId ?? "Session";
+  usePageTitle(waiting ? `Waiting for you · ${name}` : name);
 
   return (
     <section className="session" aria-labelledby="session-title">
@@ -30,11 +47,19 @@ export function SessionPage({ id }: { id: string }) {
           </h1>
           <code className="muted small">{id}</code>
         </div>
-        <StatusBadge status={status} />
+        <div className="head-actions">
+          <StatusBadge status={status} waitingFor={waiting} />
+          {!ended && session && <EndSession id={id} />}
+        </div>
       </div>
+      {waiting && (
+        <p className="callout" role="status" data-testid="waiting-callout">
+          <strong>Waiting for you.</strong> {WAITING_TEXT[waiting]}
+        </p>
+      )}
       {error && error.code !== "not_found" && (
         <p className="banner" role="status">
-          Connection problem ({error.code}): {error.message}. Retrying from event {agent.cursor}.
+          Lost touch with the server ({error.message}). Reconnecting; nothing will be missed.
         </p>
       )}
       {error?.code === "not_found" && (
@@ -50,6 +75,14 @@ export function SessionPage({ id }: { id: string }) {
           {ended && <p className="muted">This session has ended.</p>}
         </div>
         <aside className="side" aria-label="Session details">
+          <LabelsPanel
+            id={id}
+            labels={shownLabels}
+            readOnly={false}
+            onChanged={(labels) => setPatched({ revision: session?.revision, labels })}
+          />
+          <RequestsPanel requests={agent.egress} />
+          <RendersPanel renders={agent.renders} />
           <ComputerPanel runtime={session?.runtime ?? null} />
           <section className="panel" aria-labelledby="result-title">
             <h2 id="result-title">Result</h2>
@@ -77,8 +110,8 @@ export function SessionPage({ id }: { id: string }) {
               </dd>
               <dt>Created</dt>
               <dd>{clock(session?.createdAt)}</dd>
-              <dt>Events read</dt>
-              <dd data-testid="cursor">{agent.cursor}</dd>
+              <dt>Last activity</dt>
+              <dd title={clock(session?.updatedAt)}>{ago(session?.updatedAt) || "—"}</dd>
             </dl>
           </section>
         </aside>

@@ -2,15 +2,34 @@ import type { SessionListRow } from "@opencomputer/react";
 import { useEffect, useState } from "react";
 import { useConnection } from "./connection.tsx";
 import { ago } from "./format.ts";
+import { outcomeOf } from "./outcome.ts";
 import { StatusBadge } from "./StatusBadge.tsx";
+import { usePageTitle } from "./title.ts";
 
-const STATUSES = ["", "new", "idle", "running", "waiting_runtime", "failed", "ended"] as const;
+// "waiting" is not a status: it asks the server for sessions waiting for a person.
+const STATUSES = [
+  "",
+  "waiting",
+  "new",
+  "idle",
+  "running",
+  "waiting_runtime",
+  "failed",
+  "ended",
+] as const;
+const STATUS_LABELS: Record<string, string> = {
+  "": "any status",
+  waiting: "waiting for you",
+  waiting_runtime: "waiting for a computer",
+};
 const LIVE_MS = 2000;
+/** How many waiting sessions the count in the title and banner reads at most. */
+const WAITING_CAP = 100;
 
 /** Newest sessions first, re-read every LIVE_MS so statuses move without a reload. */
-export function SessionsList() {
+export function SessionsList({ agent: initialAgent = "" }: { agent?: string | undefined }) {
   const { api } = useConnection();
-  const [agent, setAgent] = useState("");
+  const [agent, setAgent] = useState(initialAgent);
   const [status, setStatus] = useState<(typeof STATUSES)[number]>("");
   const [sessions, setSessions] = useState<SessionListRow[] | null>(null);
   const [older, setOlder] = useState<{ rows: SessionListRow[]; cursor: string | null }>({
@@ -19,6 +38,12 @@ export function SessionsList() {
   });
   const [error, setError] = useState<string | null>(null);
   const [agents, setAgents] = useState<string[]>([]);
+  const [waiting, setWaiting] = useState<number | null>(null);
+  usePageTitle(
+    waiting
+      ? `(${waiting >= WAITING_CAP ? `${WAITING_CAP}+` : waiting}) waiting for you · Sessions`
+      : "Sessions",
+  );
 
   useEffect(() => {
     api.listAgents().then(
@@ -38,9 +63,13 @@ export function SessionsList() {
         return;
       }
       try {
-        const page = await api.listSessions({ agent: agent.trim(), status, limit: 50 });
+        const [page, waitingPage] = await Promise.all([
+          api.listSessions(query(agent, status, 50)),
+          api.listSessions({ waiting: true, limit: WAITING_CAP }),
+        ]);
         if (!alive) return;
         setSessions(page.sessions);
+        setWaiting(waitingPage.sessions.length);
         setOlder((o) => (o.rows.length ? o : { rows: [], cursor: page.nextCursor }));
         setError(null);
       } catch (e) {
@@ -59,12 +88,7 @@ export function SessionsList() {
 
   async function loadOlder() {
     if (!older.cursor) return;
-    const page = await api.listSessions({
-      agent: agent.trim(),
-      status,
-      limit: 50,
-      cursor: older.cursor,
-    });
+    const page = await api.listSessions({ ...query(agent, status, 50), cursor: older.cursor });
     setOlder((o) => ({ rows: [...o.rows, ...page.sessions], cursor: page.nextCursor }));
   }
 
@@ -100,12 +124,23 @@ export function SessionsList() {
           >
             {STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s ? s.replace("_", " ") : "any status"}
+                {STATUS_LABELS[s] ?? s}
               </option>
             ))}
           </select>
         </label>
       </form>
+      {waiting !== null && waiting > 0 && status !== "waiting" && (
+        <p className="callout" data-testid="waiting-banner">
+          <strong>
+            {waiting >= WAITING_CAP ? `${WAITING_CAP}+` : waiting}{" "}
+            {waiting === 1 ? "session is" : "sessions are"} waiting for you.
+          </strong>{" "}
+          <button type="button" className="link" onClick={() => setStatus("waiting")}>
+            Show them
+          </button>
+        </p>
+      )}
       {error && (
         <p className="error" role="alert">
           {error}
@@ -124,15 +159,33 @@ export function SessionsList() {
             <li key={s.id}>
               <a href={`#/sessions/${s.id}`} className="session-row" data-session={s.id}>
                 <span className="row-main">
-                  <span className="agent">{s.agentId}</span>
-                  <code className="muted">{s.id}</code>
+                  <span className="row-title">
+                    <span className="agent">{s.agentId}</span>
+                    <StatusBadge status={s.status} waitingFor={s.waitingFor} />
+                  </span>
+                  <span className="first-message" data-testid="first-message">
+                    {s.firstMessage ?? <span className="muted">No message yet</span>}
+                  </span>
+                  {Object.keys(s.labels).length > 0 && (
+                    <span className="labels small">
+                      {Object.entries(s.labels).map(([k, v]) => (
+                        <span key={k} className="label">
+                          {k}: {v}
+                        </span>
+                      ))}
+                    </span>
+                  )}
                 </span>
-                <span className="row-meta">
-                  <StatusBadge status={s.status} />
+                <span className="row-meta small">
+                  <Outcome row={s} />
                   {s.activity?.queued ? (
-                    <span className="muted small">{s.activity.queued} queued</span>
+                    <span className="muted">{s.activity.queued} queued</span>
                   ) : null}
-                  <time dateTime={s.updatedAt} title={s.updatedAt} className="muted small">
+                  <time
+                    dateTime={s.updatedAt}
+                    title={`Last activity ${s.updatedAt}`}
+                    className="muted"
+                  >
                     {ago(s.updatedAt)}
                   </time>
                 </span>
@@ -147,5 +200,20 @@ export function SessionsList() {
         </button>
       )}
     </section>
+  );
+}
+
+function query(agent: string, status: (typeof STATUSES)[number], limit: number) {
+  return status === "waiting"
+    ? { agent: agent.trim(), waiting: true, limit }
+    : { agent: agent.trim(), status, limit };
+}
+
+function Outcome({ row }: { row: SessionListRow }) {
+  const outcome = outcomeOf(row);
+  return (
+    <span className={`outcome outcome-${outcome.tone}`} data-testid="outcome">
+      {outcome.text}
+    </span>
   );
 }

@@ -3,17 +3,23 @@ import { useEffect, useState } from "react";
 // Hash routes (`#/sessions/<id>`): a static file server needs no fallback rules, and a reload
 // or a shared link lands on the same page wherever the console is mounted.
 export type Route =
-  | { name: "sessions" }
+  | { name: "sessions"; agent?: string }
   | { name: "new" }
   | { name: "session"; id: string }
+  | { name: "agents" }
+  | { name: "agent"; id: string }
   | { name: "unknown" };
 
 export function parseRoute(hash: string): Route {
-  const path = hash.replace(/^#/, "") || "/";
-  if (path === "/" || path === "/sessions") return { name: "sessions" };
+  const [path = "/", search = ""] = (hash.replace(/^#/, "") || "/").split("?");
+  if (path === "/" || path === "/sessions") {
+    const agent = new URLSearchParams(search).get("agent");
+    return agent ? { name: "sessions", agent } : { name: "sessions" };
+  }
   if (path === "/new") return { name: "new" };
-  const m = /^\/sessions\/([A-Za-z0-9_-]+)$/.exec(path);
-  if (m) return { name: "session", id: m[1]! };
+  if (path === "/agents") return { name: "agents" };
+  const m = /^\/(sessions|agents)\/([A-Za-z0-9_.-]+)$/.exec(path);
+  if (m) return { name: m[1] === "sessions" ? "session" : "agent", id: m[2]! };
   return { name: "unknown" };
 }
 
