@@ -36,7 +36,7 @@ beforeAll(async () => {
   server = await startFixtureServer({
     consoleDir: dir,
     countTo: COUNT_TO,
-    everyMs: 120,
+    everyMs: 250,
     catalog: {
       agents: async () => [
         { id: "helper", aliases: { ...aliases }, deployment: deployments[0] },
@@ -314,7 +314,7 @@ describe("console for the person who acts", () => {
       const progress = p.getByTestId("progress").locator("li");
       let cuts = 0;
       let firstCut = -1;
-      for (const atLeast of [4, 12]) {
+      for (const atLeast of [4, 14]) {
         await expect
           .poll(() => progress.count(), { timeout: 15_000 })
           .toBeGreaterThanOrEqual(atLeast);
