@@ -7,6 +7,12 @@ import { usePageTitle } from "./title.ts";
 
 type Notice = { kind: "ok" | "error"; text: string } | null;
 
+const REASONS: Record<string, string> = {
+  build: "built",
+  deploy: "deployed",
+  rollback: "rolled back",
+};
+
 /**
  * One agent: where its aliases point, its deployments newest first (the history), and a rollback
  * of `production` to an earlier deployment.
@@ -32,11 +38,13 @@ export function AgentPage({ id }: { id: string }) {
   }, [api, id]);
   useEffect(() => void load(), [load]);
 
-  async function rollback(to: string) {
+  /** Back to an earlier deployment is a rollback; forward to a later one is a move. */
+  async function moveProduction(to: string, forward: boolean) {
     setBusy(to);
     setNotice(null);
     try {
-      await api.rollback(id, { alias: "production", to });
+      if (forward) await api.moveAlias(id, "production", to);
+      else await api.rollback(id, { alias: "production", to });
       setNotice({ kind: "ok", text: `production now points at ${to}.` });
       await load();
     } catch (e) {
@@ -47,6 +55,7 @@ export function AgentPage({ id }: { id: string }) {
   }
 
   const production = agent?.aliases?.production;
+  const productionBuilt = deployments?.find((d) => d.id === production)?.createdAt;
   return (
     <section aria-labelledby="agent-title">
       <div className="page-head">
@@ -75,20 +84,25 @@ export function AgentPage({ id }: { id: string }) {
           </p>
           <AliasList aliases={agent.aliases} />
           {agent.history && agent.history.length > 0 && (
-            <ol className="history small" data-testid="alias-history">
-              {agent.history.map((h) => (
-                <li key={`${h.alias}-${h.movedAt}-${h.deploymentId}`}>
-                  {clock(h.movedAt)}: {h.alias} → <code>{h.deploymentId}</code>
-                  {h.from ? (
-                    <span className="muted">
-                      {" "}
-                      (was <code>{h.from}</code>)
-                    </span>
-                  ) : null}
-                  {h.reason ? <span className="muted"> · {h.reason}</span> : null}
-                </li>
-              ))}
-            </ol>
+            <>
+              <h3>History</h3>
+              <ol className="history small" data-testid="alias-history">
+                {[...agent.history].reverse().map((h, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the history only ever appends
+                  <li key={i}>
+                    <time dateTime={h.at}>{clock(h.at)}</time>: {h.alias} →{" "}
+                    <code>{h.deploymentId}</code>{" "}
+                    <span className="muted">({REASONS[h.reason] ?? h.reason}</span>
+                    {h.previous ? (
+                      <span className="muted">
+                        , was <code>{h.previous}</code>
+                      </span>
+                    ) : null}
+                    <span className="muted">)</span>
+                  </li>
+                ))}
+              </ol>
+            </>
           )}
         </section>
       )}
@@ -114,18 +128,19 @@ export function AgentPage({ id }: { id: string }) {
                     <code>{d.id}</code>
                     <span className="small muted">
                       built <time dateTime={d.createdAt}>{ago(d.createdAt)}</time>
-                      {d.tools ? ` · ${d.tools.length} tools` : ""}
+                      {d.tools
+                        ? ` · ${d.tools.length} ${d.tools.length === 1 ? "tool" : "tools"}`
+                        : ""}
                     </span>
-                    <AliasesHere aliases={agent?.aliases} deploymentId={d.id} />
+                    <AliasesHere names={d.aliases ?? aliasesNaming(agent?.aliases, d.id)} />
                   </span>
                   {agent && d.id !== production && (
-                    <button
-                      type="button"
-                      disabled={busy !== null}
-                      onClick={() => void rollback(d.id)}
-                    >
-                      {busy === d.id ? "Rolling back…" : "Roll back production to this"}
-                    </button>
+                    <MoveButton
+                      forward={productionBuilt !== undefined && d.createdAt > productionBuilt}
+                      busy={busy}
+                      id={d.id}
+                      onMove={(forward) => void moveProduction(d.id, forward)}
+                    />
                   )}
                 </li>
               ))}
@@ -137,18 +152,36 @@ export function AgentPage({ id }: { id: string }) {
   );
 }
 
-function AliasesHere({
-  aliases,
-  deploymentId,
-}: {
-  aliases: Record<string, string> | undefined;
-  deploymentId: string;
+function MoveButton(props: {
+  forward: boolean;
+  busy: string | null;
+  id: string;
+  onMove: (forward: boolean) => void;
 }) {
-  const here = Object.entries(aliases ?? {}).filter(([, dep]) => dep === deploymentId);
-  if (here.length === 0) return null;
+  const label = props.forward ? "Make this production" : "Roll back production to this";
+  return (
+    <button
+      type="button"
+      disabled={props.busy !== null}
+      onClick={() => props.onMove(props.forward)}
+    >
+      {props.busy === props.id ? "Moving production…" : label}
+    </button>
+  );
+}
+
+/** The aliases naming a deployment, for a server whose deployments do not list them. */
+function aliasesNaming(aliases: Record<string, string | null> | undefined, id: string): string[] {
+  return Object.entries(aliases ?? {})
+    .filter(([, dep]) => dep === id)
+    .map(([alias]) => alias);
+}
+
+function AliasesHere({ names }: { names: string[] }) {
+  if (names.length === 0) return null;
   return (
     <span className="aliases small">
-      {here.map(([alias]) => (
+      {names.map((alias) => (
         <span key={alias} className="alias alias-here">
           {alias}
         </span>
@@ -157,14 +190,15 @@ function AliasesHere({
   );
 }
 
-/** A failed rollback in words: a server without the route says so, and what to do instead. */
+/** A failed move in words: a server without the route says so, and what to do instead. */
 function rollbackFailure(e: unknown): string {
-  if (e instanceof ApiError && e.status === 404 && /no route/i.test(e.message)) {
+  // Today's server has no such route; a server whose catalog is read-only refuses the write.
+  if (e instanceof ApiError && e.status === 404 && /no route|does not accept/i.test(e.message)) {
     return (
-      "This server cannot move aliases back yet (it has no rollback route). Update the server, " +
+      "This server cannot move its aliases (it has no route for it). Update the server, " +
       "or deploy that version again with `opencomputer deploy --alias production`."
     );
   }
   const code = e instanceof ApiError ? ` (${e.code})` : "";
-  return `Could not roll back: ${(e as Error).message}${code}`;
+  return `Could not move production: ${(e as Error).message}${code}`;
 }

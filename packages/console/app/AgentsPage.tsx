@@ -55,14 +55,14 @@ export function AgentsPage() {
   );
 }
 
-export function AliasList({ aliases }: { aliases: Record<string, string> | undefined }) {
+export function AliasList({ aliases }: { aliases: Record<string, string | null> | undefined }) {
   const entries = Object.entries(aliases ?? {});
   if (entries.length === 0) return <span className="muted small">No aliases</span>;
   return (
     <span className="aliases small">
       {entries.map(([alias, dep]) => (
         <span key={alias} className="alias" data-alias={alias}>
-          {alias} → <code>{dep}</code>
+          {alias} → {dep ? <code>{dep}</code> : <span className="muted">not deployed</span>}
         </span>
       ))}
     </span>

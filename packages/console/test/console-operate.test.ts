@@ -16,11 +16,55 @@ const shots = join(repo, "test-output", "console");
 const built = join(repo, "test-output", `console-operate-dist-${process.pid}`);
 const COUNT_TO = 24;
 
+// The catalog's shapes as the build package's catalog serves them: aliases, their history
+// (oldest first), and the aliases naming each deployment.
 const deployments = [
   { id: "dep_bbbbbbbbbbbbbbbbbbbb", agentId: "helper", createdAt: "2026-01-02T00:00:00.000Z" },
   { id: "dep_aaaaaaaaaaaaaaaaaaaa", agentId: "helper", createdAt: "2026-01-01T00:00:00.000Z" },
 ].map((d) => ({ ...d, tools: [{ name: "lookup_order", kind: "read", result: false }] }));
-const aliases = { development: deployments[0]!.id, production: deployments[0]!.id };
+const [newer, older] = [deployments[0]!.id, deployments[1]!.id];
+const aliases: Record<"development" | "production", string> = {
+  development: newer,
+  production: newer,
+};
+const history = [
+  {
+    alias: "development",
+    deploymentId: older,
+    previous: null,
+    at: "2026-01-01T00:00:00.000Z",
+    reason: "build",
+  },
+  {
+    alias: "production",
+    deploymentId: older,
+    previous: null,
+    at: "2026-01-01T00:00:00.000Z",
+    reason: "build",
+  },
+  {
+    alias: "development",
+    deploymentId: newer,
+    previous: older,
+    at: "2026-01-02T00:00:00.000Z",
+    reason: "build",
+  },
+  {
+    alias: "production",
+    deploymentId: newer,
+    previous: older,
+    at: "2026-01-02T00:01:00.000Z",
+    reason: "deploy",
+  },
+];
+const helperAgent = () => ({
+  id: "helper",
+  aliases: { ...aliases },
+  deployment: deployments[0],
+  history,
+});
+const naming = (id: string) =>
+  (Object.keys(aliases) as Array<keyof typeof aliases>).filter((a) => aliases[a] === id);
 /** Until a test turns it on, the server answers rollback as today's does: no such route. */
 const rollbackRoute = { enabled: false, calls: [] as unknown[] };
 
@@ -39,11 +83,13 @@ beforeAll(async () => {
     everyMs: 250,
     catalog: {
       agents: async () => [
-        { id: "helper", aliases: { ...aliases }, deployment: deployments[0] },
+        helperAgent(),
         ...["asker", "approver", "counter", "refunder", "shifter"].map((id) => ({ id })),
       ],
       deployments: async (filter) =>
-        deployments.filter((d) => !filter?.agentId || d.agentId === filter.agentId),
+        deployments
+          .filter((d) => !filter?.agentId || d.agentId === filter.agentId)
+          .map((d) => ({ ...d, aliases: naming(d.id) })),
       deployment: async (id) => deployments.find((d) => d.id === id)!,
     },
     wrap: (handler) => async (request) => {
@@ -51,8 +97,15 @@ beforeAll(async () => {
       if (rollbackRoute.enabled && url.pathname === "/agents/helper/rollback") {
         const body = (await request.json()) as { alias: "production"; to: string };
         rollbackRoute.calls.push(body);
+        history.push({
+          alias: body.alias,
+          deploymentId: body.to,
+          previous: aliases[body.alias],
+          at: new Date().toISOString(),
+          reason: "rollback",
+        });
         aliases[body.alias] = body.to;
-        return Response.json({ agent: { id: "helper", aliases } });
+        return Response.json({ agent: helperAgent() });
       }
       return handler(request);
     },
@@ -238,24 +291,34 @@ describe("console for the person who acts", () => {
     const list = page.getByTestId("deployments");
     await expect.poll(() => list.locator("li").count()).toBe(2);
     const current = list.locator(`[data-deployment="${deployments[0]!.id}"]`);
-    const older = list.locator(`[data-deployment="${deployments[1]!.id}"]`);
+    const olderRow = list.locator(`[data-deployment="${deployments[1]!.id}"]`);
     expect(await current.textContent()).toContain("production");
     expect(await current.getByRole("button").count()).toBe(0);
+    // The history, newest first.
+    const moves = page.getByTestId("alias-history").locator("li");
+    expect(await moves.first().textContent()).toMatch(
+      /production → dep_b+ \(deployed, was dep_a+\)/,
+    );
 
-    await older.getByRole("button", { name: "Roll back production to this" }).click();
+    await olderRow.getByRole("button", { name: "Roll back production to this" }).click();
     const notice = page.getByTestId("rollback-notice");
-    await expect.poll(() => notice.textContent()).toContain("cannot move aliases back yet");
+    await expect.poll(() => notice.textContent()).toContain("cannot move its aliases");
     expect(await notice.getAttribute("role")).toBe("alert");
     await shot("15-rollback-unsupported");
 
     rollbackRoute.enabled = true;
-    await older.getByRole("button", { name: "Roll back production to this" }).click();
+    await olderRow.getByRole("button", { name: "Roll back production to this" }).click();
     await expect
       .poll(() => notice.textContent())
       .toBe(`production now points at ${deployments[1]!.id}.`);
     expect(rollbackRoute.calls).toEqual([{ alias: "production", to: deployments[1]!.id }]);
-    await expect.poll(() => older.textContent()).toContain("production");
-    expect(await older.getByRole("button").count()).toBe(0);
+    await expect.poll(() => olderRow.textContent()).toContain("production");
+    expect(await olderRow.getByRole("button").count()).toBe(0);
+    // Moving forward again is not a rollback.
+    expect(await current.getByRole("button").textContent()).toBe("Make this production");
+    expect(await moves.first().textContent()).toMatch(
+      /production → dep_a+ \(rolled back, was dep_b+\)/,
+    );
     await shot("16-rolled-back");
 
     await page.getByRole("link", { name: "Its sessions" }).click();

@@ -15,20 +15,21 @@ import type {
  */
 export interface AgentSummary {
   id: string;
-  /** Alias name → deployment id. */
-  aliases?: Record<string, string>;
+  /** Alias name → deployment id (null: nothing deployed under that alias yet). */
+  aliases?: Record<string, string | null>;
   deployment?: DeploymentSummary;
-  /** Earlier positions of the aliases, newest first, when the server keeps them. */
+  /** Every move of the aliases, oldest first, when the server keeps them. */
   history?: AliasMove[];
 }
 
 export interface AliasMove {
   alias: string;
   deploymentId: string;
-  /** The deployment it pointed at before, when known. */
-  from?: string | null;
-  movedAt: string;
-  reason?: string;
+  /** What the alias named before this move (null for its first). */
+  previous: string | null;
+  at: string;
+  /** `build`, `deploy` or `rollback`. */
+  reason: string;
 }
 
 export interface DeploymentSummary {
@@ -176,6 +177,11 @@ export function createApi(options: ApiOptions) {
     /** Moves an alias of the agent back to an earlier deployment (`to`; default the previous). */
     rollback: (agentId: string, body: { alias: string; to?: string }) =>
       call<Record<string, unknown>>("POST", `/agents/${enc(agentId)}/rollback`, body),
+    /** Points an alias at one of the agent's deployments (a deploy of a build it already has). */
+    moveAlias: (agentId: string, alias: string, deploymentId: string) =>
+      call<Record<string, unknown>>("POST", `/agents/${enc(agentId)}/aliases/${enc(alias)}`, {
+        deploymentId,
+      }),
     updateLabels: (id: string, change: { set?: Record<string, string>; unset?: string[] }) =>
       call<{ session: Session }>("PATCH", `/sessions/${enc(id)}/labels`, change),
     getSession: (id: string) => call<Session>("GET", `/sessions/${enc(id)}`),
