@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { Catalog } from "@opencomputer/server";
 import { type FixtureServer, KEY, startFixtureServer } from "@opencomputer/testkit/stack";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -65,8 +66,37 @@ const helperAgent = () => ({
 });
 const naming = (id: string) =>
   (Object.keys(aliases) as Array<keyof typeof aliases>).filter((a) => aliases[a] === id);
-/** Until a test turns it on, the server answers rollback as today's does: no such route. */
-const rollbackRoute = { enabled: false, calls: [] as unknown[] };
+/**
+ * The catalog behind `GET /agents` and `/deployments`. It starts read-only (no `rollback`), as a
+ * server that cannot move aliases; the rollback test then gives it one, which the server's own
+ * `POST /agents/<id>/rollback` route calls.
+ */
+const catalog: Catalog = {
+  agents: async () => [
+    helperAgent(),
+    ...["asker", "approver", "counter", "refunder", "shifter"].map((id) => ({ id })),
+  ],
+  deployments: async (filter) =>
+    deployments
+      .filter((d) => !filter?.agentId || d.agentId === filter.agentId)
+      .map((d) => ({ ...d, aliases: naming(d.id) })),
+  deployment: async (id) => deployments.find((d) => d.id === id)!,
+};
+const rollbacks: unknown[] = [];
+function acceptRollbacks() {
+  catalog.rollback = async (agentId, alias, to) => {
+    rollbacks.push({ agentId, alias, to });
+    history.push({
+      alias,
+      deploymentId: to!,
+      previous: aliases[alias],
+      at: new Date().toISOString(),
+      reason: "rollback",
+    });
+    aliases[alias] = to!;
+    return helperAgent();
+  };
+}
 
 let server: FixtureServer;
 let proxy: CuttingProxy;
@@ -81,34 +111,7 @@ beforeAll(async () => {
     consoleDir: dir,
     countTo: COUNT_TO,
     everyMs: 250,
-    catalog: {
-      agents: async () => [
-        helperAgent(),
-        ...["asker", "approver", "counter", "refunder", "shifter"].map((id) => ({ id })),
-      ],
-      deployments: async (filter) =>
-        deployments
-          .filter((d) => !filter?.agentId || d.agentId === filter.agentId)
-          .map((d) => ({ ...d, aliases: naming(d.id) })),
-      deployment: async (id) => deployments.find((d) => d.id === id)!,
-    },
-    wrap: (handler) => async (request) => {
-      const url = new URL(request.url);
-      if (rollbackRoute.enabled && url.pathname === "/agents/helper/rollback") {
-        const body = (await request.json()) as { alias: "production"; to: string };
-        rollbackRoute.calls.push(body);
-        history.push({
-          alias: body.alias,
-          deploymentId: body.to,
-          previous: aliases[body.alias],
-          at: new Date().toISOString(),
-          reason: "rollback",
-        });
-        aliases[body.alias] = body.to;
-        return Response.json({ agent: helperAgent() });
-      }
-      return handler(request);
-    },
+    catalog,
   });
   proxy = await startCuttingProxy(server.url);
   browser = await chromium.launch({
@@ -306,12 +309,12 @@ describe("console for the person who acts", () => {
     expect(await notice.getAttribute("role")).toBe("alert");
     await shot("15-rollback-unsupported");
 
-    rollbackRoute.enabled = true;
+    acceptRollbacks();
     await olderRow.getByRole("button", { name: "Roll back production to this" }).click();
     await expect
       .poll(() => notice.textContent())
       .toBe(`production now points at ${deployments[1]!.id}.`);
-    expect(rollbackRoute.calls).toEqual([{ alias: "production", to: deployments[1]!.id }]);
+    expect(rollbacks).toEqual([{ agentId: "helper", alias: "production", to: deployments[1]!.id }]);
     await expect.poll(() => olderRow.textContent()).toContain("production");
     expect(await olderRow.getByRole("button").count()).toBe(0);
     // Moving forward again is not a rollback.
