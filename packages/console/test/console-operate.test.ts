@@ -152,6 +152,30 @@ async function startSession(p: Page, agent: string, text: string): Promise<strin
   return /#\/sessions\/(ses_[A-Za-z0-9_-]+)/.exec(p.url())![1]!;
 }
 
+/** At the current width: nothing scrolls sideways and the header's items share one line. */
+async function expectHeaderFits(where: string) {
+  const fit = await page.evaluate(() => {
+    const bar = document.querySelector(".topbar")!;
+    const items = [...bar.querySelectorAll("a, button")].filter(
+      (e) => getComputedStyle(e).display !== "none",
+    );
+    return {
+      scrolls: document.documentElement.scrollWidth > document.documentElement.clientWidth,
+      overflows: bar.scrollWidth > bar.clientWidth,
+      width: document.documentElement.clientWidth,
+      rights: items.map((e) => e.getBoundingClientRect().right),
+      tops: items.map((e) => e.getBoundingClientRect().top),
+      bottoms: items.map((e) => e.getBoundingClientRect().bottom),
+    };
+  });
+  expect(fit.scrolls, where).toBe(false);
+  expect(fit.overflows, where).toBe(false);
+  expect(Math.max(...fit.rights), where).toBeLessThanOrEqual(fit.width);
+  expect(Math.max(...fit.tops), `${where}: header on one line`).toBeLessThan(
+    Math.min(...fit.bottoms),
+  );
+}
+
 const shot = (name: string) =>
   page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 const badge = () => page.locator(".page-head .badge");
@@ -334,30 +358,12 @@ describe("console for the person who acts", () => {
       for (const hash of ["#/", "#/agents", "#/agents/helper", "#/new"]) {
         await page.goto(`${server.url}/console/${hash}`);
         await page.locator("main h1").first().waitFor();
-        const fit = await page.evaluate(() => {
-          const bar = document.querySelector(".topbar")!;
-          const items = [...bar.querySelectorAll("a, button")].filter(
-            (e) => getComputedStyle(e).display !== "none",
-          );
-          return {
-            scrolls: document.documentElement.scrollWidth > document.documentElement.clientWidth,
-            overflows: bar.scrollWidth > bar.clientWidth,
-            rights: items.map((e) => e.getBoundingClientRect().right),
-            tops: items.map((e) => e.getBoundingClientRect().top),
-            bottoms: items.map((e) => e.getBoundingClientRect().bottom),
-          };
-        });
-        expect(fit.scrolls, hash).toBe(false);
-        expect(fit.overflows, hash).toBe(false);
-        expect(Math.max(...fit.rights), hash).toBeLessThanOrEqual(380);
-        // One line: every item of the header shares a horizontal band.
-        expect(Math.max(...fit.tops), `${hash}: header on one line`).toBeLessThan(
-          Math.min(...fit.bottoms),
-        );
+        await expectHeaderFits(hash);
       }
       await page.goto(`${server.url}/console/#/`);
       await page.locator("[data-session]").first().click();
       await page.getByRole("region", { name: "Details" }).waitFor();
+      await expectHeaderFits("a session");
       const text = (await page.locator("body").textContent()) ?? "";
       for (const jargon of ["Events read", "cursor", "Retrying from event"])
         expect(text).not.toContain(jargon);
