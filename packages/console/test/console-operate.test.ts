@@ -360,9 +360,8 @@ describe("console for the person who acts", () => {
         await page.locator("main h1").first().waitFor();
         await expectHeaderFits(hash);
       }
-      await page.goto(`${server.url}/console/#/`);
-      await page.locator("[data-session]").first().click();
-      await page.getByRole("region", { name: "Details" }).waitFor();
+      await startSession(page, "helper", "Where is order A1?");
+      await page.getByText("Order A1 has shipped.").waitFor();
       await expectHeaderFits("a session");
       const text = (await page.locator("body").textContent()) ?? "";
       for (const jargon of ["Events read", "cursor", "Retrying from event"])
