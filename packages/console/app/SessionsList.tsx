@@ -24,7 +24,7 @@ const STATUS_LABELS: Record<string, string> = {
 };
 const LIVE_MS = 2000;
 /** How many waiting sessions the count in the title and banner reads at most. */
-const WAITING_CAP = 100;
+const WAITING_CAP = 20;
 
 /** Newest sessions first, re-read every LIVE_MS so statuses move without a reload. */
 export function SessionsList({ agent: initialAgent = "" }: { agent?: string | undefined }) {
