@@ -13,10 +13,13 @@ import { StatusBadge } from "./StatusBadge.tsx";
 import { Timeline } from "./Timeline.tsx";
 import { usePageTitle } from "./title.ts";
 
-const WAITING_TEXT = {
-  answer: "The agent asked a question and is waiting for your answer below.",
-  approval: "An approval is waiting for your decision below.",
-} as const;
+function waitingText(waiting: "answer" | "approval", approvals: number): string {
+  if (waiting === "answer")
+    return "The agent asked a question and is waiting for your answer below.";
+  return approvals > 1
+    ? `${approvals} approvals are waiting for your decision below.`
+    : "An approval is waiting for your decision below.";
+}
 
 /** One session: its conversation, open question, approvals and computer, followed live. */
 export function SessionPage({ id }: { id: string }) {
@@ -54,7 +57,12 @@ export function SessionPage({ id }: { id: string }) {
       </div>
       {waiting && (
         <p className="callout" role="status" data-testid="waiting-callout">
-          <strong>Waiting for you.</strong> {WAITING_TEXT[waiting]}
+          <strong>Waiting for you.</strong>{" "}
+          {waitingText(
+            waiting,
+            agent.approvals.filter((a) => a.status === "pending" || a.status === "unconfirmed")
+              .length,
+          )}
         </p>
       )}
       {error && error.code !== "not_found" && (

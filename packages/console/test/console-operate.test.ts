@@ -185,7 +185,9 @@ describe("console for the person who acts", () => {
     const id = await startSession(page, "approver", "Move c1 to pro and c2 to basic");
     await expect.poll(() => badge().textContent()).toBe("waiting for you");
     expect(await page.title()).toMatch(/^Waiting for you · approver/);
-    expect(await page.getByTestId("waiting-callout").textContent()).toContain("approval");
+    await expect
+      .poll(() => page.getByTestId("waiting-callout").textContent())
+      .toContain("2 approvals are waiting for your decision");
     await shot("11-waiting-session");
 
     await page.getByRole("link", { name: "Sessions", exact: true }).click();
