@@ -1,0 +1,56 @@
+// The package.json a workspace is published with. The repository's own package.json files point
+// `exports` at the TypeScript sources, which the tests, `tsc -b`, the workers and `npm start` run
+// directly; this one points at the compiled dist/ (types first), lists only what ships, renames
+// the package to the name we publish under and depends on its siblings through npm aliases, so
+// every import keeps saying `@opencomputer/<x>` (packages/cli/src/commands/init/package-names.ts).
+
+import { aliasSpec, publishedName } from "../../packages/cli/src/commands/init/package-names.ts";
+import type { Manifest, Workspace } from "./workspaces.ts";
+
+/** The Node the repository supports (its package.json), and the npm that Node 20 ships. */
+export const ENGINES = { node: ">=20.19.0", npm: ">=10" };
+
+/** What each package ships besides dist/. */
+const EXTRA_FILES: Record<string, string[]> = {
+  opencomputer: ["bin"],
+  "@opencomputer/computers": ["scripts"],
+};
+
+export function publishedManifest(w: Workspace, ours: ReadonlySet<string>): object {
+  const m = w.manifest;
+  const published: Record<string, unknown> = {
+    name: publishedName(m.name),
+    version: m.version,
+    ...(m.description ? { description: m.description } : {}),
+    type: "module",
+    engines: ENGINES,
+    exports: publishedExports(m),
+    ...(m.bin ? { bin: m.bin } : {}),
+    files: ["dist", ...(EXTRA_FILES[m.name] ?? [])],
+    ...(m.dependencies ? { dependencies: aliased(m.dependencies, ours) } : {}),
+    ...(m.peerDependencies ? { peerDependencies: m.peerDependencies } : {}),
+  };
+  return published;
+}
+
+/** `"./src/x.ts"` (the console: `"./x.ts"`) → `{types: "./dist/x.d.ts", default: "./dist/x.js"}`. */
+function publishedExports(m: Manifest): Record<string, object> {
+  const out: Record<string, object> = {};
+  for (const [subpath, source] of Object.entries(m.exports ?? {})) {
+    const match = /^\.\/(?:src\/)?(.+)\.tsx?$/.exec(source);
+    if (!match)
+      throw new Error(`${m.name}: export ${subpath} → ${source} is not a TypeScript source`);
+    const base = `./dist/${match[1]}`;
+    out[subpath] = { types: `${base}.d.ts`, default: `${base}.js` };
+  }
+  return out;
+}
+
+function aliased(deps: Record<string, string>, ours: ReadonlySet<string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(deps).map(([name, spec]) => [
+      name,
+      ours.has(name) ? aliasSpec(name, spec) : spec,
+    ]),
+  );
+}
