@@ -7,9 +7,6 @@
 import { aliasSpec, publishedName } from "../../packages/cli/src/commands/init/package-names.ts";
 import type { Manifest, Workspace } from "./workspaces.ts";
 
-/** The Node the repository supports (its package.json), and the npm that Node 20 ships. */
-export const ENGINES = { node: ">=20.19.0", npm: ">=10" };
-
 /** What each package ships besides dist/. */
 const EXTRA_FILES: Record<string, string[]> = {
   opencomputer: ["bin"],
@@ -23,7 +20,8 @@ export function publishedManifest(w: Workspace, ours: ReadonlySet<string>): obje
     version: m.version,
     ...(m.description ? { description: m.description } : {}),
     type: "module",
-    engines: ENGINES,
+    // Node 20.19 or later and the npm it ships (10); every workspace says so.
+    engines: enginesOf(m),
     exports: publishedExports(m),
     ...(m.bin ? { bin: m.bin } : {}),
     files: ["dist", ...(EXTRA_FILES[m.name] ?? [])],
@@ -44,6 +42,12 @@ function publishedExports(m: Manifest): Record<string, object> {
     out[subpath] = { types: `${base}.d.ts`, default: `${base}.js` };
   }
   return out;
+}
+
+function enginesOf(m: Manifest): Record<string, string> {
+  if (!m.engines?.node || !m.engines.npm)
+    throw new Error(`${m.name}: engines must name node and npm`);
+  return m.engines;
 }
 
 function aliased(deps: Record<string, string>, ours: ReadonlySet<string>): Record<string, string> {

@@ -15,6 +15,7 @@ export interface Manifest {
   version: string;
   description?: string;
   type?: string;
+  engines?: Record<string, string>;
   exports?: Record<string, string>;
   bin?: Record<string, string>;
   dependencies?: Record<string, string>;
