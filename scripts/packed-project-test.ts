@@ -22,6 +22,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { type Packed, packAll } from "./pack/pack.ts";
+import { fileDependencies, useTarballs } from "./pack/use-tarballs.ts";
 import { ROOT } from "./pack/workspaces.ts";
 
 const started = Date.now();
@@ -58,13 +59,6 @@ function run(
   }
 }
 
-/** Dependencies on every packed package, by the name code imports it under. */
-function fileDependencies(packed: Packed[]): Record<string, string> {
-  return Object.fromEntries(
-    packed.map((p) => [p.name === "opencomputer" ? p.published : p.name, `file:${p.tarball}`]),
-  );
-}
-
 const NPM_INSTALL = ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"];
 
 function install(dir: string): void {
@@ -95,15 +89,14 @@ async function main(): Promise<void> {
     step("npx opencomputer init app");
     console.log(run(tools, "npx", ["--offline", "opencomputer", "init", "../app"]).trimEnd());
     const app = join(root, "app");
-    const scaffold = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
-    checkAliases(scaffold.dependencies, packed);
+    checkAliases(JSON.parse(readFileSync(join(app, "package.json"), "utf8")).dependencies, packed);
 
     step("npm install in the project, our packages from the tarballs");
     // The keys init wrote stay; their registry specs become the files. The other packages are
     // listed too, so their aliases (`npm:opencomputer-runtime-…`) resolve to files, not the registry.
-    scaffold.dependencies = { ...scaffold.dependencies, ...fileDependencies(packed) };
-    writeFileSync(join(app, "package.json"), JSON.stringify(scaffold, null, 2));
+    useTarballs(app, packed);
     install(app);
+    fromFiles(app, packed);
 
     step("doctor, build");
     const cli = (args: string[], env: Record<string, string> = {}) =>
@@ -174,6 +167,18 @@ function checkAliases(deps: Record<string, string>, packed: Packed[]): void {
   if (deps["@opencomputer/agent"] !== `npm:${agent.published}@${version}`)
     fail(`init wrote @opencomputer/agent: ${deps["@opencomputer/agent"]}`);
   if (deps[cli.published] !== version) fail(`init wrote ${cli.published}: ${deps[cli.published]}`);
+}
+
+/** Every one of our packages in the project's lockfile came from its tarball file. */
+function fromFiles(app: string, packed: Packed[]): void {
+  const lock = JSON.parse(readFileSync(join(app, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { name?: string; resolved?: string }>;
+  };
+  const ours = new Set(packed.map((p) => p.published));
+  const entries = Object.entries(lock.packages).filter(([, e]) => e.name && ours.has(e.name));
+  const elsewhere = entries.filter(([, e]) => !e.resolved?.startsWith("file:"));
+  if (entries.length < packed.length || elsewhere.length > 0)
+    fail(`not installed from the tarballs: ${elsewhere.map(([path]) => path).join(", ")}`);
 }
 
 function listeningUrl(child: ChildProcess): Promise<string> {
