@@ -13,6 +13,12 @@ const EXTRA_FILES: Record<string, string[]> = {
   "@opencomputer/computers": ["scripts"],
 };
 
+/**
+ * Packages whose dependencies are all bundled into what they ship: the console's React app is
+ * built into dist/app, and its module (the app's directory) imports nothing.
+ */
+const BUNDLED = new Set(["@opencomputer/console"]);
+
 export function publishedManifest(w: Workspace, ours: ReadonlySet<string>): object {
   const m = w.manifest;
   const published: Record<string, unknown> = {
@@ -25,7 +31,9 @@ export function publishedManifest(w: Workspace, ours: ReadonlySet<string>): obje
     exports: publishedExports(m),
     ...(m.bin ? { bin: m.bin } : {}),
     files: ["dist", ...(EXTRA_FILES[m.name] ?? [])],
-    ...(m.dependencies ? { dependencies: aliased(m.dependencies, ours) } : {}),
+    ...(m.dependencies && !BUNDLED.has(m.name)
+      ? { dependencies: aliased(m.dependencies, ours) }
+      : {}),
     ...(m.peerDependencies ? { peerDependencies: m.peerDependencies } : {}),
   };
   return published;
