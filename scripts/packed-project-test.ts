@@ -175,10 +175,15 @@ function fromFiles(app: string, packed: Packed[]): void {
     packages: Record<string, { name?: string; resolved?: string }>;
   };
   const ours = new Set(packed.map((p) => p.published));
-  const entries = Object.entries(lock.packages).filter(([, e]) => e.name && ours.has(e.name));
+  // The lockfile names a package only where it differs from its directory (an alias).
+  const nameOf = (path: string, e: { name?: string }) =>
+    e.name ?? path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+  const entries = Object.entries(lock.packages).filter(([path, e]) => ours.has(nameOf(path, e)));
   const elsewhere = entries.filter(([, e]) => !e.resolved?.startsWith("file:"));
   if (entries.length < packed.length || elsewhere.length > 0)
-    fail(`not installed from the tarballs: ${elsewhere.map(([path]) => path).join(", ")}`);
+    fail(
+      `${entries.length} of ${packed.length} packages installed, not from the tarballs: ${elsewhere.map(([path]) => path).join(", ")}`,
+    );
 }
 
 function listeningUrl(child: ChildProcess): Promise<string> {
