@@ -3,6 +3,8 @@
 // (and the few extras) in `files`, true engines, and sibling dependencies as npm aliases. The
 // packed-project test (npm run test:packed) proves the tarballs themselves install and run.
 
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { declarationText } from "../pack/build-dist.ts";
 import { publishedManifest } from "../pack/manifest.ts";
@@ -86,5 +88,22 @@ describe("declarationText", () => {
         'declare const file: "agent.ts";',
       ].join("\n"),
     );
+  });
+});
+
+describe("modules started by path", () => {
+  it("are named with siblingModule, never as a .ts URL the published dist/ would not have", () => {
+    const found: string[] = [];
+    for (const w of workspaces) {
+      const src = join(w.path, "src");
+      if (!existsSync(src)) continue;
+      for (const file of readdirSync(src, { recursive: true, encoding: "utf8" })) {
+        if (!/\.tsx?$/.test(file)) continue;
+        const text = readFileSync(join(src, file), "utf8");
+        if (/new URL\(\s*["'`][^"'`]*\.tsx?["'`]\s*,\s*import\.meta\.url/.test(text))
+          found.push(`${w.dir}/src/${file}`);
+      }
+    }
+    expect(found).toEqual([]);
   });
 });
