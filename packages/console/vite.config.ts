@@ -9,7 +9,7 @@ export default defineConfig({
   logLevel: "warn",
   oxc: { jsx: { runtime: "automatic" } },
   build: {
-    outDir: fileURLToPath(new URL("./dist", import.meta.url)),
+    outDir: fileURLToPath(new URL("./dist/app", import.meta.url)),
     emptyOutDir: true,
     chunkSizeWarningLimit: 1024,
   },

@@ -6,8 +6,8 @@
 
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ConnectionDeclaration } from "@opencomputer/agent/internal";
+import { siblingModule } from "@opencomputer/workers";
 import type { BuildError } from "./errors.ts";
 import type { BuildIsolation } from "./isolation.ts";
 import { startLoadProcess } from "./load-process.ts";
@@ -18,7 +18,7 @@ export type ConnectionsMessage = Array<
   | { file: string; error: { code: string; message: string; path?: string } }
 >;
 
-const CHILD_SCRIPT = fileURLToPath(new URL("./connections-child.ts", import.meta.url));
+const CHILD_SCRIPT = siblingModule(import.meta.url, "connections-child");
 const MODULE_FILE = /^[^.].*\.(ts|mts|js|mjs)$/;
 
 /** The connection modules an agent may use: its own first, then the project's shared ones. */

@@ -5,19 +5,19 @@
 
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   AgentNotFoundError,
   type AgentResolver,
   type LoadedAgent,
   parseAgentRef,
 } from "@opencomputer/runtime";
+import { siblingModule } from "@opencomputer/workers";
 import { isAlias, readAliases } from "./aliases.ts";
 import { importDeployment, verifyDeployment } from "./deployment-load.ts";
 import { deploymentsDir } from "./project.ts";
 
 /** The module a worker imports to load a deployment (its `loadAgent`). */
-const WORKER_LOADER = fileURLToPath(new URL("./deployment-load.ts", import.meta.url));
+const WORKER_LOADER = siblingModule(import.meta.url, "deployment-load");
 
 export function createDeploymentAgents(projectDir: string): AgentResolver {
   const dir = deploymentsDir(projectDir);

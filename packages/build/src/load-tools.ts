@@ -5,7 +5,7 @@
 // confined as the isolation says (load-process.ts) and killed, with all it started, at the end.
 
 import type { ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { siblingModule } from "@opencomputer/workers";
 import type { BuildError } from "./errors.ts";
 import type { BuildIsolation } from "./isolation.ts";
 import { type LoadProcess, startLoadProcess } from "./load-process.ts";
@@ -35,7 +35,7 @@ export interface Loader {
   cancel(): void;
 }
 
-const CHILD_SCRIPT = fileURLToPath(new URL("./load-child.ts", import.meta.url));
+const CHILD_SCRIPT = siblingModule(import.meta.url, "load-child");
 const STDERR_KEEP = 4096;
 
 /** Starts the loader process now; `load` sends it the modules once they are known. */

@@ -7,8 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { OpenComputerError } from "@opencomputer/agent";
+import { siblingModule } from "@opencomputer/workers";
 import {
   BUNDLE_FILE,
   type Deployment,
@@ -22,7 +22,7 @@ import { type BuildIsolation, buildIsolation } from "./isolation.ts";
 import { startLoadProcess } from "./load-process.ts";
 import { deploymentsDir, openProject, type Project } from "./project.ts";
 
-const CHILD_SCRIPT = fileURLToPath(new URL("./upload-child.ts", import.meta.url));
+const CHILD_SCRIPT = siblingModule(import.meta.url, "upload-child");
 const DEPLOYMENT_ID = /^dep_[0-9a-f]{20}$/;
 const AGENT_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 /** Larger than any agent bundle we have seen by two orders of magnitude. */

@@ -2,6 +2,7 @@ import { OpenComputerError } from "@opencomputer/agent";
 import { buildCommand } from "./commands/build.ts";
 import { deployCommand } from "./commands/deploy.ts";
 import { allHelp, commandHelp, HELP, nearestCommand } from "./commands/help.ts";
+import { initCommand } from "./commands/init.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { linkCommand, loginCommand } from "./commands/login.ts";
 import { isRemoteSession, remoteCommand } from "./commands/remote/index.ts";
@@ -13,6 +14,7 @@ import { sessionCommand } from "./commands/session.ts";
 type Run = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, Run> = {
+  init: initCommand,
   session: (rest) =>
     isRemoteSession(rest[0]) ? remoteCommand("session", rest) : sessionCommand(rest),
   sessions: (rest) => remoteCommand("sessions", rest),

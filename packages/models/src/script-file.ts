@@ -20,6 +20,11 @@ export interface ScriptStep {
 
 export interface Script {
   steps: ScriptStep[];
+  /**
+   * Where to continue after the last step: asked for step `steps.length + k`, the model plays
+   * step `repeatFrom + k` modulo the repeated part. Without it, asking past the end fails.
+   */
+  repeatFrom?: number;
 }
 
 const cache = new Map<string, { mtimeMs: number; size: number; script: Script }>();
@@ -91,6 +96,21 @@ function validateScript(raw: unknown, file: string, modelId: string): Script {
   };
   if (!isObject(raw) || !Array.isArray(raw.steps)) fail("steps", "must be an array");
   const steps = (raw as { steps: unknown[] }).steps;
+  for (const key of Object.keys(raw as object)) {
+    if (key !== "steps" && key !== "repeatFrom")
+      fail(key, "is not a known field (steps, repeatFrom)");
+  }
+  const repeatFrom = (raw as { repeatFrom?: unknown }).repeatFrom;
+  if (
+    repeatFrom !== undefined &&
+    !(
+      Number.isInteger(repeatFrom) &&
+      (repeatFrom as number) >= 0 &&
+      (repeatFrom as number) < steps.length
+    )
+  ) {
+    fail("repeatFrom", `must be a step index from 0 to ${steps.length - 1}`);
+  }
   for (const [i, step] of steps.entries()) {
     const at = `steps[${i}]`;
     if (!isObject(step)) return fail(at, "must be an object");
@@ -133,6 +153,13 @@ function validateScript(raw: unknown, file: string, modelId: string): Script {
     }
   }
   return raw as unknown as Script;
+}
+
+/** The step played as the `index`-th (0-based) model call of a conversation, if any. */
+export function scriptStep(script: Script, index: number): ScriptStep | undefined {
+  const { steps, repeatFrom } = script;
+  if (index < steps.length || repeatFrom === undefined) return steps[index];
+  return steps[repeatFrom + ((index - steps.length) % (steps.length - repeatFrom))];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -11,7 +11,7 @@ import {
   WHOLE_STEPS,
   type WholeStepsModel,
 } from "@opencomputer/runtime";
-import { loadScriptFile, type ScriptStep, scriptFile } from "./script-file.ts";
+import { loadScriptFile, type ScriptStep, scriptFile, scriptStep } from "./script-file.ts";
 
 /**
  * `script/<name>`: a model that answers from `opencomputer/scripts/<name>.json`. The step it plays
@@ -42,7 +42,7 @@ export function createScriptModel(name: string, context: ModelContext): WholeSte
     const script = loadScriptFile(file, modelId, !continuesTurn);
     let index = 0;
     for (const message of prompt) if (message.role === "assistant") index++;
-    const step = script.steps[index];
+    const step = scriptStep(script, index);
     if (!step) {
       throw new ModelError(
         "model_rejected",

@@ -7,6 +7,7 @@ export {
   bwrapAvailable,
   bwrapLauncher,
 } from "./bwrap-launcher.ts";
+export { siblingModule } from "./sibling-module.ts";
 export type {
   Admission,
   LaunchContext,

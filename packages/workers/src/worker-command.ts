@@ -3,11 +3,12 @@
 // through `bwrapLauncher` at build time) depends on these types only.
 
 import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { AgentLocation } from "@opencomputer/runtime";
+import { siblingModule } from "./sibling-module.ts";
 import type { WorkerLimits } from "./worker-limits.ts";
 
-export const CHILD_SCRIPT = fileURLToPath(new URL("./child.ts", import.meta.url));
+export const CHILD_SCRIPT = siblingModule(import.meta.url, "child");
 export const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 export interface WorkerCommand {

@@ -2,6 +2,7 @@
 // `opencomputer <command> --help` prints one entry; `opencomputer --help` prints them all.
 
 import { DEPLOY_USAGE } from "./deploy.ts";
+import { INIT_USAGE } from "./init.ts";
 import { LINK_USAGE, LOGIN_USAGE } from "./login.ts";
 import { APPROVALS_USAGE } from "./remote/approvals.ts";
 import { RESULTS_USAGE } from "./remote/results.ts";
@@ -19,6 +20,12 @@ const SERVER_NOTE =
   "Talks to a server: OPENCOMPUTER_API_URL and OPENCOMPUTER_API_KEY, or the server `opencomputer link` linked to this project.";
 
 export const HELP: Record<string, CommandHelp> = {
+  init: {
+    summary:
+      "Create a project: package.json, tsconfig.json, one agent with a tool and a result tool, a script for the offline model. Never overwrites.",
+    usage: `${INIT_USAGE}
+  e.g.  opencomputer init my-agent`,
+  },
   session: {
     summary:
       "Run one message on an agent and print its events (embedded store, or the server at OPENCOMPUTER_API_URL); or manage a server's sessions.",
