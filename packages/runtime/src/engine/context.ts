@@ -4,6 +4,7 @@ import type { BuiltInTool } from "../ports/built-in-tool.ts";
 import type { ModelResolver } from "../ports/model.ts";
 import type { EventRecord } from "../ports/records.ts";
 import type { Store, WriteBatch } from "../ports/store.ts";
+import type { Tracing } from "../ports/tracing.ts";
 import type { Deadlines } from "./deadlines.ts";
 import type { ProcessProbe } from "./incarnation.ts";
 import type { Notifier } from "./notifier.ts";
@@ -44,6 +45,8 @@ export interface EngineContext {
   models: ModelResolver;
   notifier: Notifier;
   log: Logger;
+  /** Spans of turns, steps, model and tool calls; NO_TRACING when tracing is off. */
+  tracing: Tracing;
   /** The lease holder this runtime writes; with its incarnation by default (incarnation.ts). */
   runtimeId: string;
   /** Reads this machine's processes, to tell a dead lease holder from a live one. */

@@ -4,6 +4,7 @@ import { newId } from "../ids.ts";
 import type { AgentExecution } from "../ports/agent-execution.ts";
 import type { AgentResolver } from "../ports/agent-resolver.ts";
 import type { BuiltInTool } from "../ports/built-in-tool.ts";
+import { NO_TRACING, type Tracing } from "../ports/tracing.ts";
 import type { ModelResolver } from "../ports/model.ts";
 import { MODEL_PROVIDED_TOOL_IDS } from "../ports/provider-tools.ts";
 import type { Store } from "../ports/store.ts";
@@ -29,6 +30,8 @@ export interface RuntimeOptions {
   /** How often to look for sessions whose runtime died (default leaseMs / 2). */
   recoveryIntervalMs?: number;
   log?: Logger;
+  /** Spans of turns, steps, model and tool calls (`@opencomputer/telemetry`); off by default. */
+  tracing?: Tracing;
   /**
    * How often `waitForTurn` reads the turn again whatever it heard: 250 ms by default, 5 s with
    * a shared signal (which wakes it at the settling commit of any process).
@@ -106,6 +109,7 @@ export function createEngineContext(
     models: options.models,
     notifier: new Notifier(),
     log: options.log ?? consoleLog,
+    tracing: options.tracing ?? NO_TRACING,
     runtimeId: options.runtimeId ?? defaultRuntimeId(processProbe),
     processProbe,
     leaseMs: options.leaseMs ?? 30_000,
