@@ -34,13 +34,6 @@ export type {
   SessionsApi,
   WaitForTurnOptions,
 } from "./engine/runtime-api.ts";
-export {
-  NO_TRACING,
-  type SpanAttributes,
-  type SpanHandle,
-  type TraceTurn,
-  type Tracing,
-} from "./ports/tracing.ts";
 export type { ListSessionsOptions, SessionListRow } from "./engine/session-list.ts";
 export { type CreateSessionOptions, PROJECT_ID } from "./engine/session-options.ts";
 export { TOOL_OUTPUT_LIMIT_BYTES } from "./engine/tool-call.ts";
@@ -79,6 +72,14 @@ export {
 export type * from "./ports/records.ts";
 export type * from "./ports/store.ts";
 export { StoreError } from "./ports/store-errors.ts";
+export {
+  NO_TRACING,
+  type SettledTurn,
+  type SpanAttributes,
+  type SpanHandle,
+  type TraceTurn,
+  type Tracing,
+} from "./ports/tracing.ts";
 export {
   queuesWork,
   type SessionSignal,

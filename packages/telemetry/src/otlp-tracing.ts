@@ -4,7 +4,13 @@
 // attributes (docs/telemetry.md lists them). Every span of a turn is in the trace its turn id
 // derives (turn-ids.ts), below the turn's own span, whichever process made it.
 
-import type { SpanAttributes, SpanHandle, TraceTurn, Tracing } from "@opencomputer/runtime";
+import type {
+  SettledTurn,
+  SpanAttributes,
+  SpanHandle,
+  TraceTurn,
+  Tracing,
+} from "@opencomputer/runtime";
 import {
   context,
   ROOT_CONTEXT,
@@ -81,18 +87,11 @@ class OtlpTracing implements Tracing {
     return handle(this.#tracer, span);
   }
 
-  turnSettled(
-    turn: TraceTurn & {
-      startedAt: string;
-      settledAt: string;
-      outcome: string;
-      error?: { code: string; message: string };
-    },
-  ): void {
+  turnSettled(turn: SettledTurn): void {
     const ids = { traceId: traceIdOf(turn.turnId), spanId: turnSpanIdOf(turn.turnId) };
     const span = this.#ids.with(ids, () =>
       this.#tracer.startSpan(
-        `invoke_agent ${turn.agentId}`,
+        turn.agentId ? `invoke_agent ${turn.agentId}` : "invoke_agent",
         {
           root: true,
           startTime: new Date(turn.startedAt),
@@ -115,7 +114,9 @@ class OtlpTracing implements Tracing {
   }
 }
 
-function turnAttributes(turn: TraceTurn): SpanAttributes {
+function turnAttributes(
+  turn: Omit<TraceTurn, "agentId" | "deploymentId"> & Partial<TraceTurn>,
+): SpanAttributes {
   return {
     "gen_ai.agent.name": turn.agentId,
     "gen_ai.conversation.id": turn.sessionId,

@@ -5,7 +5,7 @@ import { newId } from "../ids.ts";
 import type { ToolCallRecord } from "../ports/records.ts";
 import { settleTurn } from "./settle.ts";
 import { commitFailure } from "./tool-call.ts";
-import type { TurnScope } from "./turn-scope.ts";
+import { type TurnScope, traceOf } from "./turn-scope.ts";
 import { checkSchema } from "./validators.ts";
 
 export const ASK_ID = "ask";
@@ -94,6 +94,7 @@ export async function endWithQuestion(scope: TurnScope): Promise<void> {
     { status: "completed", outcome: "question" },
     {
       fence: scope.fence,
+      trace: traceOf(scope),
       completes: new Set([call.callId]),
       ops: [
         { type: "toolCall.upsert", call: { ...call, status: "completed", output, settledAt: now } },

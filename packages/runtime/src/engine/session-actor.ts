@@ -12,7 +12,7 @@ import { expireIfDead } from "./dead-holders.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { type Settlement, settleTurn } from "./settle.ts";
 import { runTurn } from "./turn-loop.ts";
-import type { TurnScope } from "./turn-scope.ts";
+import { type TurnScope, traceOf } from "./turn-scope.ts";
 
 interface CancelRequest {
   settlement: Extract<Settlement, { status: "cancelled" }>;
@@ -372,7 +372,7 @@ export class SessionActor {
             ...(typeof tool === "string" ? { tool } : {}),
           },
         },
-        { fence: scope.fence },
+        { fence: scope.fence, trace: traceOf(scope) },
       );
       return null;
     }
@@ -390,6 +390,7 @@ export class SessionActor {
       }
       const settled = await settleTurn(this.ctx, scope.turn, cancel.settlement, {
         fence: scope.fence,
+        trace: traceOf(scope),
         sessionStatus: cancel.sessionStatus,
       });
       cancel.done.resolve(settled);

@@ -27,6 +27,8 @@ export type Settlement =
 
 export interface SettleOptions {
   fence?: Fence;
+  /** The turn's agent and deployment, for its span (tracing.ts), when the caller knows them. */
+  trace?: { agentId: string; deploymentId: string };
   /** Written before the settlement, in the same transaction (e.g. the last model step). */
   ops?: WriteOp[];
   events?: NewEvent[];
@@ -110,6 +112,7 @@ export async function settleTurn(
         ops,
         events,
       });
+      traceSettled(ctx, turn, settlement, now, options.trace);
       return true;
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
@@ -164,4 +167,24 @@ function terminalEvent(
   };
   if (settlement.replacementTurnId) data.replacementTurnId = settlement.replacementTurnId;
   return { type: "turn.cancelled", turnId: turn.id, data };
+}
+
+/** The turn's own span, by the process whose write settled it (ports/tracing.ts). */
+function traceSettled(
+  ctx: EngineContext,
+  turn: TurnRecord,
+  settlement: Settlement,
+  now: string,
+  known: SettleOptions["trace"],
+): void {
+  const error = turnPatch(settlement, now).error;
+  ctx.tracing.turnSettled({
+    sessionId: turn.sessionId,
+    turnId: turn.id,
+    ...(known ?? {}),
+    startedAt: turn.startedAt ?? turn.createdAt,
+    settledAt: now,
+    outcome: settlement.status === "completed" ? settlement.outcome : settlement.status,
+    ...(error ? { error: { code: error.code, message: error.message } } : {}),
+  });
 }

@@ -24,6 +24,7 @@ import { ModelError, toModelError } from "../ports/model-error.ts";
 import { providerToolsOf } from "../ports/provider-tools.ts";
 import type { MessageRecord, ToolCallRecord, TurnError } from "../ports/records.ts";
 import type { NewEvent, WriteOp } from "../ports/store.ts";
+import { NO_SPAN, type SpanHandle } from "../ports/tracing.ts";
 import { ASK_ID, ASK_MODEL_TOOL, endWithQuestion, takeAsk } from "./ask.ts";
 import { executeBuiltInCall, providerExecutedParts } from "./built-in-call.ts";
 import { write } from "./context.ts";
@@ -32,7 +33,8 @@ import { isFenceRefusal } from "./refusal.ts";
 import { settleTurn } from "./settle.ts";
 import { absorbSteering } from "./steering.ts";
 import { executeCall } from "./tool-call.ts";
-import { guard, knownState, type TurnScope } from "./turn-scope.ts";
+import { guard, knownState, type TurnScope, traceOf } from "./turn-scope.ts";
+import { traceCall, usageAttributes } from "./turn-spans.ts";
 
 const EMPTY_OBJECT_SCHEMA = { type: "object", properties: {} } as const;
 
@@ -70,6 +72,11 @@ async function openAgent(scope: TurnScope, loaded: LoadedAgent): Promise<AgentHa
  * (interrupt, end, a lost lease); every write is refused once the turn is no longer ours.
  */
 export async function runTurn(scope: TurnScope, loaded: LoadedAgent): Promise<void> {
+  scope.span = scope.ctx.tracing.turnRun({
+    sessionId: scope.sessionId,
+    turnId: scope.turn.id,
+    ...traceOf(scope),
+  });
   try {
     const agent = await openAgent(scope, loaded);
     if (!agent) return;
@@ -108,6 +115,9 @@ export async function runTurn(scope: TurnScope, loaded: LoadedAgent): Promise<vo
       code: "runtime_failed",
       message: "The runtime failed while running the turn",
     });
+  } finally {
+    scope.stepSpan?.end();
+    scope.span.end();
   }
 }
 
@@ -122,6 +132,11 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
     return false;
   }
   if (scope.steering.pending) await absorbSteering(scope);
+  scope.stepSpan?.end();
+  const stepSpan = (scope.span ?? NO_SPAN).child(`step ${turn.steps + 1}`, {
+    "opencomputer.step": turn.steps + 1,
+  });
+  scope.stepSpan = stepSpan;
   const render = await renderOrFail(scope, agent);
   if (typeof render === "string") {
     await fail(scope, { code: "agent_failed", message: render });
@@ -142,6 +157,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
 
   let model: LanguageModelV3;
   let response: StepOutput;
+  let chat: SpanHandle | undefined;
   const requested = render.model ?? "";
   const messageId = newId("msg");
   // agent.rendered goes first in the log: with the first streamed delta, or with the step.
@@ -162,6 +178,11 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       publicModelId(model) ?? requested,
     );
     if (providerTools instanceof BuiltInUnavailableError) throw providerTools;
+    chat = stepSpan.child(`chat ${model.modelId}`, {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": model.provider,
+      "gen_ai.request.model": model.modelId,
+    });
     response = await streamStep(
       model,
       {
@@ -179,6 +200,11 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       },
     );
   } catch (error) {
+    chat?.fail(
+      error instanceof ModelError ? error.code : "model_unavailable",
+      error instanceof ModelError ? error.message : "The model call failed",
+    );
+    chat?.end();
     if (scope.signal.aborted || isFenceRefusal(error)) return false;
     if (error instanceof BuiltInUnavailableError) {
       const message = `Agent ${scope.agentId}: ${error.message}`;
@@ -189,6 +215,8 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
     await fail(scope, { code: e.code, message: e.message, model: e.model }, withRendered([]));
     return false;
   }
+  chat?.setAttributes(usageAttributes(response));
+  chat?.end();
   if (scope.signal.aborted) return false;
 
   const now = isoNow();
@@ -270,7 +298,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       ctx,
       turn,
       { status: "completed", outcome: "completed" },
-      { fence: scope.fence, ops, events, known: knownState(scope) },
+      { fence: scope.fence, ops, events, known: knownState(scope), trace: traceOf(scope) },
     );
     if (settled) scope.conversation.addMessage(message);
     return false;
@@ -335,12 +363,15 @@ async function runCalls(
   const available = [...byName.keys(), ...builtIns.keys()];
   if (render.builtInTools.includes(ASK_ID)) available.push(ASK_ID);
   const all = Promise.allSettled(
-    calls.map((call) => {
-      if (call.tool === ASK_ID && render.builtInTools.includes(ASK_ID)) return takeAsk(scope, call);
-      const builtIn = builtIns.size > 0 ? builtIns.get(call.tool) : undefined;
-      if (builtIn) return executeBuiltInCall(scope, call, builtIn);
-      return executeCall(scope, call, byName.get(call.tool), available, { agent, render });
-    }),
+    calls.map((call) =>
+      traceCall(scope, call, () => {
+        if (call.tool === ASK_ID && render.builtInTools.includes(ASK_ID))
+          return takeAsk(scope, call);
+        const builtIn = builtIns.size > 0 ? builtIns.get(call.tool) : undefined;
+        if (builtIn) return executeBuiltInCall(scope, call, builtIn);
+        return executeCall(scope, call, byName.get(call.tool), available, { agent, render });
+      }),
+    ),
   );
   scope.inflight.add(all);
   all.finally(() => scope.inflight.delete(all));
@@ -383,7 +414,7 @@ async function fail(scope: TurnScope, error: TurnError, events: NewEvent[] = [])
     scope.ctx,
     scope.turn,
     { status: "failed", error },
-    { fence: scope.fence, events, known: knownState(scope) },
+    { fence: scope.fence, events, known: knownState(scope), trace: traceOf(scope) },
   );
 }
 

@@ -1,5 +1,6 @@
 import type { ToolCallRecord, TurnRecord } from "../ports/records.ts";
 import type { Fence } from "../ports/store.ts";
+import type { SpanHandle } from "../ports/tracing.ts";
 import type { OpenQuestion } from "./ask.ts";
 import type { EngineContext } from "./context.ts";
 import type { Conversation } from "./conversation.ts";
@@ -29,6 +30,14 @@ export interface TurnScope {
   steering: { pending: boolean };
   /** The question an `ask` call of this step will end the turn with. */
   question?: { call: ToolCallRecord; question: OpenQuestion };
+  /** This process's span of the turn, and of the step running now (ports/tracing.ts). */
+  span?: SpanHandle;
+  stepSpan?: SpanHandle;
+}
+
+/** What the turn's span names besides its ids. */
+export function traceOf(scope: TurnScope) {
+  return { agentId: scope.agentId, deploymentId: scope.deploymentId };
 }
 
 /** The batch guard every write of a running turn carries (invariant 2). */

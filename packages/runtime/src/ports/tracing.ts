@@ -30,6 +30,19 @@ export interface TraceTurn {
   deploymentId: string;
 }
 
+/** A settled turn; the agent and deployment when the settling code knew them. */
+export interface SettledTurn {
+  sessionId: string;
+  turnId: string;
+  agentId?: string;
+  deploymentId?: string;
+  startedAt: string;
+  settledAt: string;
+  /** `completed`, `question`, `failed` or `cancelled`. */
+  outcome: string;
+  error?: { code: string; message: string };
+}
+
 export interface Tracing {
   /**
    * This process's work on a turn (a run from its start or its resumption), as a child of the
@@ -39,21 +52,14 @@ export interface Tracing {
   /** A span in the turn's trace outside a run (an approval's apply, a question's answer). */
   inTurn(turn: TraceTurn, name: string, attributes?: SpanAttributes): SpanHandle;
   /** The turn's own span, emitted once by the process that settled the turn. */
-  turnSettled(
-    turn: TraceTurn & {
-      startedAt: string;
-      settledAt: string;
-      outcome: string;
-      error?: { code: string; message: string };
-    },
-  ): void;
+  turnSettled(turn: SettledTurn): void;
   /** True when the operator opted in to prompts and tool inputs/outputs in spans. */
   readonly recordContent: boolean;
   /** Sends what is buffered; call before the process exits. */
   close(): Promise<void>;
 }
 
-const NO_SPAN: SpanHandle = {
+export const NO_SPAN: SpanHandle = {
   setAttributes() {},
   fail() {},
   child: () => NO_SPAN,
