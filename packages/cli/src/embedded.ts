@@ -4,6 +4,7 @@ import { createModelResolver, createScriptModel, defaultProviders } from "@openc
 import type { AgentResolver, Runtime } from "@opencomputer/runtime";
 import { createRuntime } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
+import { createOtlpTracing } from "@opencomputer/telemetry";
 import { projectComputers } from "./computers.ts";
 import { projectEgress } from "./egress.ts";
 
@@ -31,7 +32,10 @@ export function openEmbedded(
   });
   // One-shot sessions run on development: loopback origins and `.env.local` secrets allowed.
   const egress = projectEgress({ projectDir, devMode: true, store, runtime: () => runtime });
+  // Spans over OTLP when the standard OTEL_* variables ask for them (docs/telemetry.md).
+  const tracing = createOtlpTracing();
   const runtime = createRuntime({
+    ...(tracing ? { tracing } : {}),
     egress: egress.source,
     store,
     builtInTools: computers.tools,
@@ -46,6 +50,7 @@ export function openEmbedded(
     runtime,
     async close() {
       await runtime.close();
+      await tracing?.close();
       await egress.close();
       await computers.close();
       await store.close();

@@ -13,6 +13,7 @@ import { consoleDistDir } from "@opencomputer/console";
 import { createModelResolver, createScriptModel, defaultProviders } from "@opencomputer/models";
 import { createRuntime } from "@opencomputer/runtime";
 import { createHandler, createKeyFileAuth, KeyFile, serve } from "@opencomputer/server";
+import { createOtlpTracing, tracingConfig } from "@opencomputer/telemetry";
 import { noExtra, parse } from "../args.ts";
 import { projectComputers } from "../computers.ts";
 import { projectEgress } from "../egress.ts";
@@ -78,7 +79,9 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   const execution = cliExecution(projectDir);
   const agents = createDeploymentAgents(projectDir);
   const running = startExecution(execution, agents);
+  const tracing = createOtlpTracing();
   const runtime = createRuntime({
+    ...(tracing ? { tracing } : {}),
     ...opened.runtimeOptions,
     egress: egress.source,
     store,
@@ -115,6 +118,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   process.stdout.write(`Console: ${served.url}/console/\n`);
   process.stdout.write(`Execution: ${execution.description}\n`);
   process.stdout.write(`Build: ${isolation.description}\n`);
+  process.stdout.write(`Tracing: ${tracingConfig().reason}\n`);
   if (printKey) process.stdout.write(`API key: ${printKey}\n`);
 
   let watcher: ReturnType<typeof watch> | undefined;
@@ -132,6 +136,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   watcher?.close();
   await served.close();
   await runtime.close();
+  await tracing?.close();
   await running.close();
   await egress.close();
   await computers.close();
