@@ -7,6 +7,7 @@ import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { createOtlpTracing } from "@opencomputer/telemetry";
 import { projectComputers } from "./computers.ts";
 import { projectEgress } from "./egress.ts";
+import { projectPricer } from "./prices.ts";
 
 export interface EmbeddedRuntime {
   projectDir: string;
@@ -43,6 +44,7 @@ export function openEmbedded(
     // Real providers read their keys from the environment when a model is first used.
     models: createModelResolver({
       providers: { ...defaultProviders(), script: createScriptModel },
+      pricer: projectPricer(projectDir),
     }),
   });
   return {

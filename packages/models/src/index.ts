@@ -1,6 +1,15 @@
 // Model providers for the runtime's model port (ModelResolver in @opencomputer/runtime): the
 // AI SDK adapters (Anthropic, OpenAI, OpenAI-compatible/Ollama), the scripted model for tests
 // and demos, and the resolver that picks one by `provider/model` id.
+
+export {
+  checkPrices,
+  createPricer,
+  type ModelPrice,
+  PRICE_TABLE,
+  PRICES_AS_OF,
+  type Pricer,
+} from "./prices.ts";
 export {
   type AnthropicConfig,
   anthropicProvider,

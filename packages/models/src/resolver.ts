@@ -5,6 +5,7 @@ import {
   type ModelResolver,
   withPublicModelId,
 } from "@opencomputer/runtime";
+import { createPricer, type Pricer } from "./prices.ts";
 
 /** Makes a model for the part after `provider/` of a model id. */
 export type ModelFactory = (modelName: string, context: ModelContext) => LanguageModelV3;
@@ -16,6 +17,8 @@ export interface ModelResolverOptions {
    * environment. Authors use it to run their agents on a scripted model in tests.
    */
   override?: string | undefined;
+  /** Prices steps (`usage.recorded` costUsd); default: the shipped table (prices.ts). */
+  pricer?: Pricer;
 }
 
 export function parseModelId(modelId: string): { provider: string; name: string } {
@@ -34,7 +37,9 @@ export function parseModelId(modelId: string): { provider: string; name: string 
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const override = "override" in options ? options.override : process.env.OPENCOMPUTER_MODEL;
   const cache = new Map<string, LanguageModelV3>();
+  const pricer = options.pricer ?? createPricer();
   return {
+    price: (modelId, tokens) => pricer(modelId, tokens),
     resolve(requested, context) {
       const modelId = override || requested;
       const key = `${context.projectDir}\0${modelId}`;

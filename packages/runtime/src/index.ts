@@ -56,6 +56,8 @@ export {
   type ModelContext,
   type ModelResolver,
   publicModelId,
+  type StepCost,
+  type StepTokens,
   WHOLE_STEPS,
   type WholeStepsModel,
   withPublicModelId,

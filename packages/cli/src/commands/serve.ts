@@ -18,6 +18,7 @@ import { noExtra, parse } from "../args.ts";
 import { projectComputers } from "../computers.ts";
 import { projectEgress } from "../egress.ts";
 import { cliExecution, startExecution } from "../execution.ts";
+import { projectPricer } from "../prices.ts";
 import { openStore } from "../store-url.ts";
 import { keyFilePath } from "./keys.ts";
 
@@ -90,6 +91,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
     execution: running.execution,
     models: createModelResolver({
       providers: { ...defaultProviders(), script: createScriptModel },
+      pricer: projectPricer(projectDir),
     }),
   });
   await runtime.start();

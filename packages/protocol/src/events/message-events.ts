@@ -1,5 +1,5 @@
 import { agentInputShape } from "../records/input.ts";
-import { array, integer, nullable, object, string } from "../shape.ts";
+import { array, integer, nullable, number, object, oneOf, optional, string } from "../shape.ts";
 
 const text = () => object({ messageId: string(), text: string() });
 
@@ -18,10 +18,19 @@ export const messageEvents = {
     input: agentInputShape,
     renderedAt: string(),
   }),
+  /**
+   * One model step's tokens and what it cost. `inputTokens` counts every input token (cached
+   * ones too); `costUsd` is null when `pricing` is `unknown` (no price for the model). The
+   * cache fields and the cost are absent from events written before they existed.
+   */
   "usage.recorded": object({
     provider: string(),
     model: string(),
     inputTokens: integer(),
     outputTokens: integer(),
+    cacheReadTokens: optional(integer()),
+    cacheWriteTokens: optional(integer()),
+    costUsd: optional(nullable(number())),
+    pricing: optional(oneOf(["table", "config", "free", "unknown"])),
   }),
 };

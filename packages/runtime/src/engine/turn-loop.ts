@@ -35,6 +35,7 @@ import { absorbSteering } from "./steering.ts";
 import { executeCall } from "./tool-call.ts";
 import { guard, knownState, type TurnScope, traceOf } from "./turn-scope.ts";
 import { traceCall, usageAttributes } from "./turn-spans.ts";
+import { usageData } from "./usage.ts";
 
 const EMPTY_OBJECT_SCHEMA = { type: "object", properties: {} } as const;
 
@@ -284,12 +285,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
   events.push({
     type: "usage.recorded",
     turnId: turn.id,
-    data: {
-      provider: model.provider,
-      model: model.modelId,
-      inputTokens: response.usage.inputTokens.total ?? 0,
-      outputTokens: response.usage.outputTokens.total ?? 0,
-    },
+    data: usageData(ctx, model, requested, response),
   });
 
   // Anthropic pauses a long server-tool turn (`pause_turn`): sending the content back resumes it.

@@ -13,6 +13,27 @@ export interface ModelContext {
 
 export interface ModelResolver {
   resolve(modelId: string, context: ModelContext): LanguageModelV3;
+  /**
+   * What a model step cost, from a price table; `costUsd: null` with `pricing: "unknown"` when
+   * the table has no price for the model (the runtime never guesses one). Without it every
+   * step is `unknown`.
+   */
+  price?(modelId: string, tokens: StepTokens): StepCost;
+}
+
+/** A model step's tokens, split the way providers bill them. */
+export interface StepTokens {
+  /** Input tokens billed at the full rate (neither read from nor written to a cache). */
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface StepCost {
+  costUsd: number | null;
+  /** Where the price came from: the shipped table, the project's override, free (local), or none. */
+  pricing: "table" | "config" | "free" | "unknown";
 }
 
 // The `provider/model` id each resolved model answers to, for messages that name the model.

@@ -79,6 +79,11 @@ describe.each(EXECUTIONS)("streamed answers (%s)", (execution) => {
     expect(ofType(events, "usage.recorded")[0]!.data).toMatchObject({
       inputTokens: 12,
       outputTokens: 30,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      // No price for a model the table does not know: said so, not guessed.
+      costUsd: null,
+      pricing: "unknown",
     });
   });
 
