@@ -42,6 +42,7 @@ describe("published package.json", () => {
         "sql-store",
         "store-postgres",
         "store-sqlite",
+        "telemetry",
         "workers",
       ]
         .map((x) => `@opencomputer/${x}`)
