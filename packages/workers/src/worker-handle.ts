@@ -43,7 +43,8 @@ export class WorkerHandle implements AgentHandle {
     const kept = key && this.nextRenders.get(key);
     if (key && kept) {
       this.nextRenders.delete(key);
-      if (sameIds(kept.builtInToolIds, request.builtInToolIds)) {
+      // A render with memory must see what was recalled for it, not the previous step's recall.
+      if (request.memory === undefined && sameIds(kept.builtInToolIds, request.builtInToolIds)) {
         const made = await kept.next;
         if (made && "error" in made) throw made.error;
         if (made) return { ...made.render, request };
