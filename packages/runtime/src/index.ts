@@ -51,6 +51,10 @@ export {
 } from "./ports/agent-execution.ts";
 export type { AgentLocation, AgentResolver, LoadedAgent } from "./ports/agent-resolver.ts";
 export type { BuiltInResult, BuiltInTool, BuiltInToolContext } from "./ports/built-in-tool.ts";
+export * as memoryErrors from "./ports/memory-errors.ts";
+export { MEMORY_ERROR_STATUS, MemoryError } from "./ports/memory-errors.ts";
+export * as memoryRules from "./ports/memory-rules.ts";
+export type * from "./ports/memory-store.ts";
 export {
   hasWholeSteps,
   type ModelContext,
