@@ -22,11 +22,14 @@ import {
   memoryRules as rules,
 } from "@opencomputer/runtime";
 import {
+  type BindingRow,
+  bindingFromRow,
   documentFromRow,
   type MemoryDocumentRow,
   type MemoryResourceRow,
   resourceFromRow,
-} from "./memory-rows.ts";
+  sameBindings,
+} from "@opencomputer/sql-store";
 import type { SqliteStore } from "./sqlite-store.ts";
 import type { StatementCache } from "./statements.ts";
 
@@ -333,42 +336,9 @@ function writeText(
   );
 }
 
-interface BindingRow {
-  session_id: string;
-  project_id: string;
-  environment: string;
-  resource: string;
-  scope: string;
-  doc_id: string | null;
-  access: string;
-  revoked_at: string | null;
-}
-
 function bindingsOf(s: StatementCache, sessionId: string): MemoryBindingRecord[] {
   const rows = s
     .get("SELECT * FROM memory_bindings WHERE session_id = ? ORDER BY position")
     .all(sessionId) as BindingRow[];
   return rows.map(bindingFromRow);
-}
-
-export function bindingFromRow(row: BindingRow): MemoryBindingRecord {
-  return {
-    sessionId: row.session_id,
-    projectId: row.project_id,
-    environment: row.environment,
-    resource: row.resource,
-    scope: row.scope as MemoryBindingRecord["scope"],
-    id: row.doc_id,
-    access: row.access as MemoryBindingRecord["access"],
-    revokedAt: row.revoked_at,
-  };
-}
-
-export function sameBindings(
-  a: readonly MemoryBindingRecord[],
-  b: readonly NewMemoryBinding[],
-): boolean {
-  const key = (x: NewMemoryBinding) =>
-    JSON.stringify([x.projectId, x.environment, x.resource, x.scope, x.id, x.access]);
-  return a.length === b.length && a.every((x, i) => key(x) === key(b[i]!));
 }

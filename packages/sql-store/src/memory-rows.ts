@@ -1,5 +1,10 @@
 // Memory rows ↔ the MemoryStore port's records (memory-schema.ts has the tables).
-import type { MemoryDocumentRecord, MemoryResourceRecord } from "@opencomputer/runtime";
+import type {
+  MemoryBindingRecord,
+  MemoryDocumentRecord,
+  MemoryResourceRecord,
+  NewMemoryBinding,
+} from "@opencomputer/runtime";
 
 export interface MemoryDocumentRow {
   id: string;
@@ -54,4 +59,37 @@ export function resourceFromRow(row: MemoryResourceRow): MemoryResourceRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+export interface BindingRow {
+  session_id: string;
+  project_id: string;
+  environment: string;
+  resource: string;
+  scope: string;
+  doc_id: string | null;
+  access: string;
+  revoked_at: string | null;
+}
+
+export function bindingFromRow(row: BindingRow): MemoryBindingRecord {
+  return {
+    sessionId: row.session_id,
+    projectId: row.project_id,
+    environment: row.environment,
+    resource: row.resource,
+    scope: row.scope as MemoryBindingRecord["scope"],
+    id: row.doc_id,
+    access: row.access as MemoryBindingRecord["access"],
+    revokedAt: row.revoked_at,
+  };
+}
+
+export function sameBindings(
+  a: readonly MemoryBindingRecord[],
+  b: readonly NewMemoryBinding[],
+): boolean {
+  const key = (x: NewMemoryBinding) =>
+    JSON.stringify([x.projectId, x.environment, x.resource, x.scope, x.id, x.access]);
+  return a.length === b.length && a.every((x, i) => key(x) === key(b[i]!));
 }
