@@ -11,6 +11,7 @@
 import type { AgentHandle, AgentLocation, RenderedAgent } from "@opencomputer/runtime";
 import type { WorkerPool } from "./worker-pool.ts";
 import type { NextRender } from "./worker-process.ts";
+import { wireRequest } from "./worker-process.ts";
 
 /** Calls in flight for one render input, and whether two of them overlapped. */
 interface InputCalls {
@@ -166,7 +167,7 @@ export class WorkerHandle implements AgentHandle {
 function ref(render: RenderedAgent) {
   return {
     renderId: render.renderId,
-    request: { input: render.request.input, builtInToolIds: [...render.request.builtInToolIds] },
+    request: wireRequest(render.request),
   };
 }
 
