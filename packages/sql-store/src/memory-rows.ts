@@ -26,6 +26,7 @@ export interface MemoryResourceRow {
   id: string;
   kind: string;
   max_bytes: number | string;
+  declared: number | boolean;
   created_at: string;
   updated_at: string;
   documents: number | string;
@@ -55,6 +56,7 @@ export function resourceFromRow(row: MemoryResourceRow): MemoryResourceRecord {
     environment: row.environment,
     id: row.id,
     provider: { kind: row.kind as "document" | "http", maxBytes: Number(row.max_bytes) },
+    declared: row.declared === 1 || row.declared === true,
     documents: Number(row.documents),
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -9,6 +9,7 @@ CREATE TABLE memory_resources (
   id text COLLATE "C" NOT NULL,
   kind text NOT NULL,
   max_bytes integer NOT NULL,
+  declared boolean NOT NULL,
   created_at text NOT NULL,
   updated_at text NOT NULL,
   PRIMARY KEY (project_id, environment, id)

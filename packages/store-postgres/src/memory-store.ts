@@ -55,6 +55,7 @@ export class PostgresMemoryStore implements MemoryStore {
     environment: string,
     id: string,
     provider: MemoryProviderConfig,
+    declared = true,
   ): Promise<MemoryResourceRecord> {
     rules.checkKey({ projectId, environment, resource: id });
     rules.checkProvider(provider);
@@ -70,10 +71,10 @@ export class PostgresMemoryStore implements MemoryStore {
         if (existing.provider.kind !== provider.kind) {
           throw memoryErrors.kindChanged(id, existing, provider);
         }
-        if (existing.provider.maxBytes !== provider.maxBytes) {
+        if (existing.provider.maxBytes !== provider.maxBytes || (declared && !existing.declared)) {
           await tx.query(
-            "UPDATE memory_resources SET max_bytes = $4, updated_at = $5 WHERE project_id = $1 AND environment = $2 AND id = $3",
-            [projectId, environment, id, provider.maxBytes, now],
+            "UPDATE memory_resources SET max_bytes = $4, declared = declared OR $6, updated_at = $5 WHERE project_id = $1 AND environment = $2 AND id = $3",
+            [projectId, environment, id, provider.maxBytes, now, declared],
           );
         }
       } else {
@@ -85,8 +86,8 @@ export class PostgresMemoryStore implements MemoryStore {
           throw memoryErrors.tooManyResources();
         }
         await tx.query(
-          "INSERT INTO memory_resources (project_id, environment, id, kind, max_bytes, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
-          [projectId, environment, id, provider.kind, provider.maxBytes, now],
+          "INSERT INTO memory_resources (project_id, environment, id, kind, max_bytes, declared, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $7, $6, $6)",
+          [projectId, environment, id, provider.kind, provider.maxBytes, now, declared],
         );
       }
       return (await readResource(tx, projectId, environment, id))!;

@@ -8,6 +8,7 @@ CREATE TABLE memory_resources (
   id TEXT NOT NULL,
   kind TEXT NOT NULL,
   max_bytes INTEGER NOT NULL,
+  declared INTEGER NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   PRIMARY KEY (project_id, environment, id)

@@ -51,6 +51,7 @@ export class SqliteMemoryStore implements MemoryStore {
     environment: string,
     id: string,
     provider: MemoryProviderConfig,
+    declared = true,
   ): Promise<MemoryResourceRecord> {
     rules.checkKey({ projectId, environment, resource: id });
     rules.checkProvider(provider);
@@ -60,10 +61,10 @@ export class SqliteMemoryStore implements MemoryStore {
       if (existing) {
         if (existing.provider.kind !== provider.kind)
           throw memoryErrors.kindChanged(id, existing, provider);
-        if (existing.provider.maxBytes !== provider.maxBytes) {
+        if (existing.provider.maxBytes !== provider.maxBytes || (declared && !existing.declared)) {
           s.get(
-            "UPDATE memory_resources SET max_bytes = ?, updated_at = ? WHERE project_id = ? AND environment = ? AND id = ?",
-          ).run(provider.maxBytes, now, projectId, environment, id);
+            "UPDATE memory_resources SET max_bytes = ?, declared = max(declared, ?), updated_at = ? WHERE project_id = ? AND environment = ? AND id = ?",
+          ).run(provider.maxBytes, declared ? 1 : 0, now, projectId, environment, id);
         }
       } else {
         const count = s
@@ -73,8 +74,17 @@ export class SqliteMemoryStore implements MemoryStore {
         if (count >= rules.MEMORY_LIMITS.resourcesPerEnvironment)
           throw memoryErrors.tooManyResources();
         s.get(
-          "INSERT INTO memory_resources (project_id, environment, id, kind, max_bytes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        ).run(projectId, environment, id, provider.kind, provider.maxBytes, now, now);
+          "INSERT INTO memory_resources (project_id, environment, id, kind, max_bytes, declared, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        ).run(
+          projectId,
+          environment,
+          id,
+          provider.kind,
+          provider.maxBytes,
+          declared ? 1 : 0,
+          now,
+          now,
+        );
       }
       return readResource(s, projectId, environment, id)!;
     });

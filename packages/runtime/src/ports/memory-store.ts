@@ -25,6 +25,8 @@ export interface MemoryResourceRecord {
   environment: string;
   id: string;
   provider: MemoryProviderConfig;
+  /** Whether a deployment declared it (false: registered by an owner's first document). */
+  declared: boolean;
   /** Documents not deleted. */
   documents: number;
   createdAt: string;
@@ -110,12 +112,14 @@ export interface MemoryStore {
   /**
    * Registers a resource, or updates its limit (lowering it truncates nothing). Changing the
    * kind is refused (`memory_kind_changed`); more than `resourcesPerEnvironment` is refused.
+   * `declared` (default true) marks a deployment's declaration; once true it stays true.
    */
   putResource(
     projectId: string,
     environment: string,
     id: string,
     provider: MemoryProviderConfig,
+    declared?: boolean,
   ): Promise<MemoryResourceRecord>;
   getResource(
     projectId: string,

@@ -10,6 +10,35 @@ export function documentsSection(c: MemorySuite): void {
     });
     expect(created).toMatchObject({ id: "notes", provider: { kind: "document", maxBytes: 100 } });
     expect(created.documents).toBe(0);
+    expect(created.declared).toBe(true);
+    const byOwner = await memory.putResource(
+      "proj_a",
+      "development",
+      "owner-first",
+      { kind: "document", maxBytes: 100 },
+      false,
+    );
+    expect(byOwner.declared).toBe(false);
+    // A later declaration marks it; an owner's registration never unmarks one.
+    expect(
+      (
+        await memory.putResource("proj_a", "development", "owner-first", {
+          kind: "document",
+          maxBytes: 100,
+        })
+      ).declared,
+    ).toBe(true);
+    expect(
+      (
+        await memory.putResource(
+          "proj_a",
+          "development",
+          "owner-first",
+          { kind: "document", maxBytes: 100 },
+          false,
+        )
+      ).declared,
+    ).toBe(true);
     await memory.putResource("proj_a", "development", "notes", { kind: "document", maxBytes: 50 });
     expect((await memory.getResource("proj_a", "development", "notes"))?.provider.maxBytes).toBe(
       50,
@@ -21,6 +50,7 @@ export function documentsSection(c: MemorySuite): void {
     );
     expect((await memory.listResources("proj_a", "development")).map((r) => r.id)).toEqual([
       "notes",
+      "owner-first",
     ]);
     expect(await memory.listResources("proj_a", "production")).toEqual([]);
   });
