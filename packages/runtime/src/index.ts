@@ -13,6 +13,7 @@ export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
 export type { ComputerChange } from "./engine/computer-record.ts";
 export type { EgressGrant, EgressRequest, EgressSource, Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
+export type { MemoryApi, MemoryScopeRef } from "./engine/memory-api.ts";
 export { Notifier } from "./engine/notifier.ts";
 export { RESULT_LIMIT_BYTES } from "./engine/result-commit.ts";
 export {
