@@ -43,7 +43,7 @@ describe("memory declarations", { timeout: 120_000 }, () => {
       },
     ]);
     const agents = createDeploymentAgents(project.dir);
-    const { deploymentId } = await agents.describe("workshop");
+    const { deploymentId } = await agents.describe("workshop@development");
     expect(await agents.memory!("workshop", deploymentId)).toEqual(deployment.memory);
   });
 });

@@ -61,7 +61,9 @@ function appender(): LanguageModelV3 {
     const last = options.prompt[options.prompt.length - 1]!;
     let base = shown;
     if (last.role === "tool") {
-      const part = last.content[0] as { output: { value: { status: string; text?: string } } };
+      const part = last.content[0] as unknown as {
+        output: { value: { status: string; text?: string } };
+      };
       const outcome = part.output.value;
       if (outcome.status === "saved") return answer([{ type: "text", text: "Appended." }]);
       expect(outcome.status).toBe("conflict");
