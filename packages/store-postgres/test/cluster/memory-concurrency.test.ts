@@ -5,11 +5,6 @@
 // revision check must let exactly one of them commit and hand the others a conflict with the
 // current text, from which they save again. No update may be lost: the document ends with all
 // six lines, after exactly six saves with six distinct revisions.
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3Content,
-} from "@ai-sdk/provider";
 import { defineMemory, useInput, useMemory, useModel } from "@opencomputer/agent";
 import { createModelResolver } from "@opencomputer/models";
 import {
@@ -18,6 +13,7 @@ import {
   type EventRecord,
   type Runtime,
   WHOLE_STEPS,
+  type WholeStepsModel,
 } from "@opencomputer/runtime";
 import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -51,9 +47,12 @@ function barrier(): Promise<void> {
   });
 }
 
+type CallOptions = Parameters<WholeStepsModel["doGenerate"]>[0];
+type Content = Awaited<ReturnType<WholeStepsModel["doGenerate"]>>["content"][number];
+
 /** A model (the provider boundary we fake): appends its writer's line to the notes it sees. */
-function appender(): LanguageModelV3 {
-  const step = async (options: LanguageModelV3CallOptions) => {
+function appender(): WholeStepsModel {
+  const step = async (options: CallOptions) => {
     const system = options.prompt.find((m) => m.role === "system");
     const instructions = typeof system?.content === "string" ? system.content : "";
     const line = /Writer: (.*)/.exec(instructions)![1]!;
@@ -82,7 +81,7 @@ function appender(): LanguageModelV3 {
       },
     ]);
   };
-  const answer = (content: LanguageModelV3Content[]) => ({
+  const answer = (content: Content[]) => ({
     content,
     finishReason: { unified: "stop" as const, raw: undefined },
     usage: {
@@ -101,7 +100,7 @@ function appender(): LanguageModelV3 {
     doStream: () => {
       throw new Error("whole steps only");
     },
-  } as LanguageModelV3;
+  } as WholeStepsModel;
 }
 
 async function openRuntime(url: string, runtimeId: string) {
