@@ -155,6 +155,40 @@ describe.each(EXECUTIONS)("memory (%s)", (execution) => {
     expect(await memory.getDocument(KEY, "workshop")).toEqual(doc);
   });
 
+  it("malformed saves are tool errors; an oversized one is a result naming the field and limit", async () => {
+    await start({
+      steps: [
+        {
+          toolCalls: [
+            { name: "memory_save", input: { text: 5 } },
+            { name: "memory_save", input: { text: "x", colour: "red" } },
+            { name: "memory_save", input: { memory: "elsewhere", text: "x" } },
+            { name: "memory_save", input: { text: "y".repeat(65) } },
+          ],
+        },
+        { text: "ok" },
+      ],
+    });
+    const doc = await memory.createDocument(KEY, { id: "workshop", title: "W" }, { kind: "owner" });
+    const run = await turn("workshop", "save badly", BIND_RW);
+    const failed = ofType(run.events, "tool.failed").map((e) => String(e.data.message));
+    expect(failed).toHaveLength(2);
+    expect(failed.some((m) => /"text"|text/.test(m))).toBe(true);
+    expect(failed.some((m) => /colour/.test(m))).toBe(true);
+    const outputs = ofType(run.events, "tool.completed").map((e) => e.data.output);
+    expect(outputs).toContainEqual({ status: "rejected", reason: "not_bound", bound: ["notes"] });
+    expect(outputs).toContainEqual(
+      expect.objectContaining({
+        status: "rejected",
+        reason: "too_large",
+        field: "text",
+        bytes: 65,
+        maxBytes: 64,
+      }),
+    );
+    expect(await memory.getDocument(KEY, "workshop")).toEqual(doc);
+  });
+
   it("a read binding gets the text without memory_save; a call to it fails as unknown", async () => {
     await start({
       steps: [{ toolCalls: [{ name: "memory_save", input: { text: "x" } }] }, { text: "ok" }],
