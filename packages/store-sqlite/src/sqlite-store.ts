@@ -465,16 +465,11 @@ export class SqliteStore implements Store {
     return this.expireTx(runtimeId);
   }
 
-  /**
-   * Runs `body` as one change of this store (its transaction and, under group commit, its
-   * journal), for what else keeps tables in this file: the memory store (memory-store.ts).
-   * `body` must check before it writes: a throw after a write undoes the whole group.
-   */
+  /** One change (transaction, journal) for tables beside the store's (memory-store.ts); check before writing. */
   change<R>(body: (statements: StatementCache) => R): R {
     return this.changeTx(body) as R;
   }
 
-  /** Runs reads on this store's connection, after whatever it holds uncommitted. */
   read<R>(body: (statements: StatementCache) => R): R {
     return body(this.statements);
   }
