@@ -9,6 +9,20 @@ export {
   defineConnection,
   type HeaderValue,
 } from "./define-connection.ts";
+export {
+  type DocumentMemoryProvider,
+  defineMemory,
+  documentMemory,
+  type HttpMemoryOptions,
+  type HttpMemoryProvider,
+  type HttpMemoryTool,
+  type HttpMemoryToolDefinition,
+  httpMemory,
+  type Memory,
+  type MemoryDefinition,
+  MemoryDefinitionError,
+  type MemoryProvider,
+} from "./define-memory.ts";
 export { defineTool, TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN } from "./define-tool.ts";
 export {
   type ErrorDetails,
@@ -27,3 +41,4 @@ export {
   useSecret,
 } from "./secrets.ts";
 export type * from "./types.ts";
+export { type MemoryProjection, type MemorySource, useMemory } from "./use-memory.ts";

@@ -11,12 +11,24 @@ export {
   connectionDeclaration,
   isConnection,
 } from "./define-connection.ts";
+export {
+  isMemory,
+  type MemoryDeclaration,
+  memoryDeclaration,
+} from "./define-memory.ts";
 export { describeValue } from "./describe-value.ts";
 export { type EgressContext, runWithEgress } from "./egress-context.ts";
 export { checkEgressPath, type PathCheck } from "./egress-path.ts";
 export * as egressWire from "./egress-wire.ts";
 export { RenderError } from "./errors.ts";
 export { assertJsonCompatible, jsonByteLength, MAX_JSON_DEPTH } from "./json-compatible.ts";
+export {
+  MEMORY_DOCUMENT_ID_PATTERN,
+  MEMORY_HTTP_TOOL_PATTERN,
+  MEMORY_LIMITS,
+  MEMORY_RESOURCE_ID_PATTERN,
+  utf8Bytes,
+} from "./memory-limits.ts";
 export { renderAgent } from "./render.ts";
 export {
   isSecretHeader,

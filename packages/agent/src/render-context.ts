@@ -10,6 +10,7 @@
 
 import { RenderError } from "./errors.ts";
 import type { AgentInput, Tool } from "./types.ts";
+import type { MemoryProjection } from "./use-memory.ts";
 
 export const RENDER_CONTEXT_SLOT = Symbol.for("opencomputer.agent.renderContext");
 
@@ -23,6 +24,10 @@ export interface RenderState {
   /** In order of first selection; the same tool object appears once. */
   readonly tools: Tool[];
   readonly builtInTools: string[];
+  /** What the runtime recalled for each bound resource (absent: the session binds none). */
+  readonly memory?: Readonly<Record<string, MemoryProjection>>;
+  /** Resources `useMemory` selected, in order; their tools are offered to the model. */
+  readonly memoryUsed?: string[];
 }
 
 type Slot = { [RENDER_CONTEXT_SLOT]?: RenderState | undefined };

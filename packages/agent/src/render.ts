@@ -30,6 +30,8 @@ export function renderAgent(agent: () => unknown, context: RenderContext): Rende
     model: undefined,
     tools: [],
     builtInTools: [],
+    ...(context.memory ? { memory: context.memory } : {}),
+    memoryUsed: [],
   };
 
   const previous = enterRender(state);
@@ -61,6 +63,7 @@ export function renderAgent(agent: () => unknown, context: RenderContext): Rende
     model: state.model,
     tools: [...state.tools],
     builtInTools: [...state.builtInTools],
+    memory: [...(state.memoryUsed ?? [])],
     instructions,
   };
 }

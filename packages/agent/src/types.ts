@@ -8,6 +8,7 @@ import type {
   JsonObject,
   JsonValue,
 } from "@opencomputer/protocol";
+import type { MemoryProjection } from "./use-memory.ts";
 
 // JSON and the input shapes are the protocol's (one definition for the runtime, the API and
 // agent code); authors import them from here.
@@ -101,6 +102,8 @@ export interface RenderContext {
   input: AgentInput;
   /** Built-in tool ids the runtime offers (e.g. "ask", "shell"); others are refused. */
   builtInToolIds?: readonly string[];
+  /** What the runtime recalled for each memory resource the session binds, by resource id. */
+  memory?: Readonly<Record<string, MemoryProjection>>;
 }
 
 /** One render's outcome: what the next model step may use. */
@@ -109,6 +112,8 @@ export interface RenderResult {
   model: string | undefined;
   tools: Tool[];
   builtInTools: string[];
+  /** Memory resources `useMemory` selected, in order of first use. */
+  memory: string[];
   instructions: string;
 }
 

@@ -36,6 +36,7 @@ describe("renderAgent", () => {
       model: "anthropic/claude-sonnet-4.6",
       tools: [lookup],
       builtInTools: ["ask"],
+      memory: [],
       instructions: "Help customers check orders.",
     });
   });

@@ -73,6 +73,7 @@ describe("two copies of the package", () => {
       model: "anthropic/claude-sonnet-4.6",
       tools: [fromB],
       builtInTools: ["ask"],
+      memory: [],
       instructions: "text: hi",
     });
   });

@@ -8,6 +8,7 @@ import { loadProjectConnections } from "./connections.ts";
 import { type Deployment, deploymentContent, writeDeployment } from "./deployment.ts";
 import type { BuildError, BuildWarning } from "./errors.ts";
 import { type BuildIsolation, buildIsolation } from "./isolation.ts";
+import { loadProjectMemory } from "./memory.ts";
 import { deploymentsDir } from "./project.ts";
 
 export interface BuildOptions extends CheckOptions {
@@ -42,10 +43,12 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
   const isolation = options.isolation ?? buildIsolation(dir);
   // Connection modules load in their own child, beside the tools' check (connections.ts).
   const loadingConnections = loadProjectConnections(dir, isolation);
+  const loadingMemory = loadProjectMemory(dir, isolation);
   const analysis = await analyzeProject(dir, { ...options, isolation });
   const { project, agents, warnings, bundles, timings } = analysis;
   const connections = await loadingConnections;
-  const errors = [...analysis.errors, ...connections.errors];
+  const memory = await loadingMemory;
+  const errors = [...analysis.errors, ...connections.errors, ...memory.errors];
   const confined = analysis.isolation;
   if (errors.length > 0) {
     return {
@@ -75,6 +78,7 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
       agent.resultTool,
       bundle,
       connections.byAgent.get(agent.agentId),
+      memory.byAgent.get(agent.agentId),
     );
     const written = writeDeployment(out, content, bundle, now);
     const moves = recordDeployment(

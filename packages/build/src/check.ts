@@ -13,6 +13,7 @@ import type { ModuleGraph } from "./graph.ts";
 import { type BuildIsolation, buildIsolation } from "./isolation.ts";
 import type { LoadedTool } from "./load-protocol.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, type LoadResult, startLoader } from "./load-tools.ts";
+import { loadProjectMemory } from "./memory.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
 import { openProject, type Project, relativePath } from "./project.ts";
 import { responseReturnWarnings } from "./response-returns.ts";
@@ -70,8 +71,11 @@ export interface Analysis extends CheckResult {
 }
 
 export async function checkProject(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
+  // Memory modules load in their own child, beside the tools' check (memory.ts).
+  const loadingMemory = loadProjectMemory(dir, options.isolation ?? buildIsolation(dir));
   const { agents, errors, warnings, timings, isolation } = await analyzeProject(dir, options);
-  return { agents, errors, warnings, timings, isolation };
+  const memory = await loadingMemory;
+  return { agents, errors: [...errors, ...memory.errors], warnings, timings, isolation };
 }
 
 export async function analyzeProject(dir: string, options: CheckOptions = {}): Promise<Analysis> {

@@ -13,6 +13,7 @@ import {
 } from "@opencomputer/runtime";
 import { siblingModule } from "@opencomputer/workers";
 import { isAlias, readAliases } from "./aliases.ts";
+import { readDeployment } from "./deployment.ts";
 import { importDeployment, verifyDeployment } from "./deployment-load.ts";
 import { deploymentsDir } from "./project.ts";
 
@@ -56,6 +57,11 @@ export function createDeploymentAgents(projectDir: string): AgentResolver {
         // The bundle holds the project's code; the SDK it imports resolves from the project.
         readPaths: [deploymentDir, ...projectModules(root)],
       };
+    },
+    async memory(agentId, id) {
+      // The manifest's record of what the build loaded; the deployment's own check is `locate`'s.
+      const deployment = readDeployment(dir, id);
+      return deployment?.agentId === agentId ? (deployment.memory ?? []) : [];
     },
     load(agentId, id) {
       const key = `${agentId}\0${id}`;

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolKind } from "@opencomputer/agent";
-import type { ConnectionDeclaration } from "@opencomputer/agent/internal";
+import type { ConnectionDeclaration, MemoryDeclaration } from "@opencomputer/agent/internal";
 import { canonicalJson } from "@opencomputer/runtime";
 import type { JsonValue } from "./literal.ts";
 
@@ -42,6 +42,8 @@ export interface Deployment {
   resultTool?: ResultToolRecord;
   /** The connections agent code may call through the egress gateway (absent when none). */
   connections?: ConnectionDeclaration[];
+  /** The memory resources sessions of this deployment may bind (absent when none). */
+  memory?: MemoryDeclaration[];
   bundle: { file: string; digest: string };
 }
 
@@ -54,6 +56,7 @@ export function deploymentContent(
   resultTool: ResultToolRecord | undefined,
   bundle: Uint8Array,
   connections: ConnectionDeclaration[] = [],
+  memory: MemoryDeclaration[] = [],
 ): DeploymentContent {
   return {
     agentId,
@@ -61,6 +64,7 @@ export function deploymentContent(
     ...(resultTool ? { resultTool } : {}),
     // Only when present, so deployments without connections keep their ids.
     ...(connections.length > 0 ? { connections } : {}),
+    ...(memory.length > 0 ? { memory } : {}),
     bundle: { file: BUNDLE_FILE, digest: `sha256:${sha256(bundle)}` },
   };
 }
@@ -101,6 +105,7 @@ export function writeDeployment(
     tools: content.tools,
     ...(content.resultTool ? { resultTool: content.resultTool } : {}),
     ...(content.connections ? { connections: content.connections } : {}),
+    ...(content.memory ? { memory: content.memory } : {}),
     bundle: content.bundle,
   };
   mkdirSync(dir, { recursive: true });

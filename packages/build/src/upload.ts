@@ -97,6 +97,9 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
   if (m.connections !== undefined && !Array.isArray(m.connections)) {
     throw invalid("manifest.connections must be an array", "manifest.connections");
   }
+  if (m.memory !== undefined && !Array.isArray(m.memory)) {
+    throw invalid("manifest.memory must be an array", "manifest.memory");
+  }
   if (bundle.byteLength === 0) throw invalid("The bundle is empty", "bundle");
   if (bundle.byteLength > MAX_BUNDLE_BYTES) {
     throw invalid(`The bundle is larger than ${MAX_BUNDLE_BYTES} bytes`, "bundle");
@@ -107,7 +110,14 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
       "manifest.bundle",
     );
   }
-  const content = deploymentContent(m.agentId, m.tools, m.resultTool, bundle, m.connections);
+  const content = deploymentContent(
+    m.agentId,
+    m.tools,
+    m.resultTool,
+    bundle,
+    m.connections,
+    m.memory,
+  );
   if (deploymentId(content, bundle) !== m.id) {
     throw invalid(
       `manifest.id ${m.id} is not the digest of this content: the manifest or the bundle was changed after the build`,

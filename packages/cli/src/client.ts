@@ -118,6 +118,51 @@ export class ApiClient {
     }
   }
 
+  /**
+   * A request with extra headers (`If-Match`, `If-None-Match`): answers the parsed body
+   * (undefined for an empty one, as a 204's) and the response's ETag. Errors as `request`.
+   */
+  async conditional<T>(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<{ body: T | undefined; etag: string | null }> {
+    const response = await this.#send(
+      method,
+      path,
+      {
+        accept: "application/json",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      body === undefined ? undefined : JSON.stringify(body),
+      undefined,
+    );
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) {
+      const error = (parsed as { error?: { code?: unknown; message?: unknown; path?: unknown } })
+        ?.error;
+      throw new OpenComputerError(
+        typeof error?.code === "string" ? error.code : `http_${response.status}`,
+        typeof error?.message === "string"
+          ? error.message
+          : `HTTP ${response.status} ${method} ${path}`,
+        {
+          status: response.status,
+          ...(typeof error?.path === "string" ? { path: error.path } : {}),
+        },
+      );
+    }
+    return { body: parsed as T | undefined, etag: response.headers.get("etag") };
+  }
+
   get<T>(path: string, signal?: AbortSignal): Promise<T> {
     return this.request<T>("GET", path, undefined, signal);
   }

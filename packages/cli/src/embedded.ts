@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { createModelResolver, createScriptModel, defaultProviders } from "@opencomputer/models";
 import type { AgentResolver, Runtime } from "@opencomputer/runtime";
 import { createRuntime } from "@opencomputer/runtime";
-import { createSqliteStore } from "@opencomputer/store-sqlite";
+import { createSqliteMemoryStore, createSqliteStore } from "@opencomputer/store-sqlite";
 import { createOtlpTracing } from "@opencomputer/telemetry";
 import { projectComputers } from "./computers.ts";
 import { projectEgress } from "./egress.ts";
@@ -39,6 +39,7 @@ export function openEmbedded(
     ...(tracing ? { tracing } : {}),
     egress: egress.source,
     store,
+    memory: createSqliteMemoryStore(store),
     builtInTools: computers.tools,
     agents: agents(projectDir),
     // Real providers read their keys from the environment when a model is first used.

@@ -20,6 +20,7 @@ const COMMANDS: Record<string, Run> = {
   sessions: (rest) => remoteCommand("sessions", rest),
   results: (rest) => remoteCommand("results", rest),
   approvals: (rest) => remoteCommand("approvals", rest),
+  memory: (rest) => remoteCommand("memory", rest),
   dev: (rest) => serveCommand(rest, "dev"),
   server: (rest) => serveCommand(rest, "server"),
   keys: keysCommand,

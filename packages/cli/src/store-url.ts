@@ -5,8 +5,12 @@
 // runtime (the lease decides), and SSE followers on any of them see every event.
 import { OpenComputerError } from "@opencomputer/agent";
 import type { RuntimeOptions, Store, WorkSignal } from "@opencomputer/runtime";
-import { createPostgresSignal, createPostgresStore } from "@opencomputer/store-postgres";
-import { createSqliteStore } from "@opencomputer/store-sqlite";
+import {
+  createPostgresMemoryStore,
+  createPostgresSignal,
+  createPostgresStore,
+} from "@opencomputer/store-postgres";
+import { createSqliteMemoryStore, createSqliteStore } from "@opencomputer/store-sqlite";
 
 export interface OpenedStore {
   store: Store;
@@ -15,7 +19,13 @@ export interface OpenedStore {
   /** Spread into createRuntime: the signal and the lease timings from the environment. */
   runtimeOptions: Pick<
     RuntimeOptions,
-    "signal" | "leaseMs" | "recoveryIntervalMs" | "idleReleaseMs" | "applyTimeoutMs" | "runtimeId"
+    | "signal"
+    | "leaseMs"
+    | "recoveryIntervalMs"
+    | "idleReleaseMs"
+    | "applyTimeoutMs"
+    | "runtimeId"
+    | "memory"
   >;
   /** Stops the signal, then closes the store (after the runtime has closed). */
   close(): Promise<void>;
@@ -80,7 +90,8 @@ export async function openStore(
   const timings = runtimeEnv(env);
   if (!POSTGRES_URL.test(url)) {
     const store = createSqliteStore({ path: url });
-    return { store, runtimeOptions: timings, close: () => store.close() };
+    const memory = createSqliteMemoryStore(store);
+    return { store, runtimeOptions: { ...timings, memory }, close: () => store.close() };
   }
   const store = await createPostgresStore({ connectionString: url });
   let signal: WorkSignal & { close(): Promise<void> };
@@ -97,7 +108,7 @@ export async function openStore(
   return {
     store,
     signal,
-    runtimeOptions: { ...timings, signal },
+    runtimeOptions: { ...timings, signal, memory: createPostgresMemoryStore(store) },
     async close() {
       await signal.close();
       await store.close();

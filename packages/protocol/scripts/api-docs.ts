@@ -16,6 +16,14 @@ import {
 import { approvalCardShape, decisionShape } from "../src/records/approval.ts";
 import { agentInputShape } from "../src/records/input.ts";
 import {
+  memoryBindingViewShape,
+  memoryDocumentMetaShape,
+  memoryDocumentShape,
+  memoryResourceShape,
+  memorySourceShape,
+  memoryWriterShape,
+} from "../src/records/memory.ts";
+import {
   openQuestionShape,
   runtimeStateShape,
   sessionResultShape,
@@ -50,6 +58,12 @@ const RECORDS: Array<[string, Shape<unknown>]> = [
   ["ApprovalCard", named(approvalCardShape)],
   ["Decision", named(decisionShape)],
   ["Result record", resultRecordShape],
+  ["MemoryBinding (`session.memory`)", named(memoryBindingViewShape)],
+  ["Memory document (`GET /projects/<p>/memory/<r>/documents/<id>`)", memoryDocumentShape],
+  ["Memory document list row", memoryDocumentMetaShape],
+  ["MemoryWriter", named(memoryWriterShape)],
+  ["Memory resource (`GET /projects/<p>/memory`)", memoryResourceShape],
+  ["MemorySource", named(memorySourceShape)],
 ];
 
 /** A named shape describes itself by name; the records table spells it out once. */

@@ -38,6 +38,15 @@ export const API_ERROR_STATUS = {
   /** `rollback` without `to` when the alias never named anything earlier. */
   rollback_unavailable: 409,
   body_too_large: 413,
+  // Memory (docs/memory.md): the owner's document API.
+  invalid_request: 400,
+  invalid_cursor: 400,
+  conflict: 409,
+  memory_kind_changed: 409,
+  precondition_failed: 412,
+  memory_limit_exceeded: 413,
+  precondition_required: 428,
+  project_not_found: 404,
 } as const satisfies Record<string, number>;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

@@ -7,6 +7,7 @@ export * from "./events/catalog.ts";
 export type { JsonObject, JsonValue } from "./json.ts";
 export * from "./records/approval.ts";
 export * from "./records/input.ts";
+export * from "./records/memory.ts";
 export * from "./records/result.ts";
 export * from "./records/session.ts";
 export { check, type Infer, type Issue, type Shape } from "./shape.ts";

@@ -1,6 +1,6 @@
 import { readEventStream } from "@opencomputer/event-stream";
 import { type Api, ApiError, type ApiOptions, createApi } from "./api.ts";
-import { type AgentState, emptyState, foldEvents, isBusy } from "./fold.ts";
+import { type AgentState, emptyState, foldEvents, isBusy, type MemorySave } from "./fold.ts";
 import type { Session, SessionEvent } from "./types.ts";
 
 export interface AgentClientOptions extends ApiOptions {
@@ -20,6 +20,8 @@ export interface AgentClientOptions extends ApiOptions {
   pollIntervalMs?: number;
   /** Called once per event, in seq order, as it is folded in. */
   onEvent?: (event: SessionEvent) => void;
+  /** Called once per `memory.saved` event, after `onEvent`: re-read that document. */
+  onMemorySaved?: (save: MemorySave) => void;
 }
 
 export interface AgentSnapshot extends AgentState {
@@ -77,8 +79,11 @@ export class AgentClient {
   }
 
   /** Replaces the callbacks (a component's new `onEvent` closure) without restarting. */
-  setOnEvent(onEvent: AgentClientOptions["onEvent"]): void {
-    this.options = { ...this.options, onEvent };
+  setOnEvent(
+    onEvent: AgentClientOptions["onEvent"],
+    onMemorySaved?: AgentClientOptions["onMemorySaved"],
+  ): void {
+    this.options = { ...this.options, onEvent, onMemorySaved };
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -215,8 +220,11 @@ export class AgentClient {
     const state = foldEvents(this.snapshot, events);
     if (state === this.snapshot) return;
     this.set({ ...state, error: null });
-    const onEvent = this.options.onEvent;
+    const { onEvent, onMemorySaved } = this.options;
     if (onEvent) for (const e of events) if (e.seq > before && e.seq <= state.cursor) onEvent(e);
+    if (onMemorySaved) {
+      for (const save of state.memorySaves) if (save.seq > before) onMemorySaved(save);
+    }
   }
 
   /** Re-reads the session (status, result, computer) once per batch of new events, coalesced. */

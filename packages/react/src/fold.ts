@@ -90,6 +90,18 @@ export interface AgentState {
   renders: Render[];
   /** Requests made through connections, in order, with their status once answered. */
   egress: EgressRequest[];
+  /** `memory.saved` events seen so far, oldest first: a hint to re-read those documents. */
+  memorySaves: MemorySave[];
+}
+
+/** One `memory.saved`: which document changed, to which revision, and its size. */
+export interface MemorySave {
+  seq: number;
+  turnId?: string;
+  resource: string;
+  documentId: string;
+  revision: string;
+  bytes: number;
 }
 
 export const emptyState: AgentState = Object.freeze({
@@ -103,6 +115,7 @@ export const emptyState: AgentState = Object.freeze({
   gap: false,
   renders: [],
   egress: [],
+  memorySaves: [],
 }) as AgentState;
 
 /**
@@ -153,6 +166,7 @@ class Builder {
   private status: string | null;
   private openTurns: Set<string>;
   private inspect: InspectState;
+  private memorySaves: MemorySave[];
 
   constructor(state: AgentState) {
     this.inspect = { renders: state.renders, egress: state.egress };
@@ -163,6 +177,7 @@ class Builder {
     this.approvals = new Map(state.approvals.map((a) => [a.id, a]));
     this.status = state.status;
     this.openTurns = new Set(state.openTurns);
+    this.memorySaves = state.memorySaves ?? [];
   }
 
   finish(): AgentState {
@@ -184,6 +199,7 @@ class Builder {
       gap: this.gap,
       renders: this.inspect.renders,
       egress: this.inspect.egress,
+      memorySaves: this.memorySaves,
     };
   }
 
@@ -213,6 +229,10 @@ class Builder {
     switch (e.type) {
       case "session.status_changed":
         this.status = e.data.to;
+        return;
+      case "memory.saved":
+        // A new array only when one arrives, so an unchanged list keeps its identity.
+        this.memorySaves = [...this.memorySaves, { ...base, ...e.data }];
         return;
       case "session.ended":
         this.status = "ended";

@@ -16,6 +16,7 @@ export {
   emptyState,
   foldEvents,
   isBusy,
+  type MemorySave,
   type Message,
   type Question,
   type TimelineItem,

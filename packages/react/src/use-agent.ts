@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { FetchLike } from "./api.ts";
 import { AgentClient, type AgentClientOptions, type AgentSnapshot } from "./client.ts";
+import type { MemorySave } from "./fold.ts";
 import type { SessionEvent } from "./types.ts";
 
 export interface UseAgentOptions {
@@ -14,6 +15,8 @@ export interface UseAgentOptions {
   transport?: "stream" | "poll";
   pollIntervalMs?: number;
   onEvent?: (event: SessionEvent) => void;
+  /** Each `memory.saved` event (`resource`, `documentId`, `revision`, `bytes`). */
+  onMemorySaved?: (save: MemorySave) => void;
 }
 
 export interface UseAgentResult extends AgentSnapshot {
@@ -57,8 +60,11 @@ export function useAgent(
     return () => client.dispose();
   }, [client]);
   useEffect(() => {
-    client.setOnEvent(opts.onEvent ? (e) => latest.current.onEvent?.(e) : undefined);
-  }, [client, opts.onEvent]);
+    client.setOnEvent(
+      opts.onEvent ? (e) => latest.current.onEvent?.(e) : undefined,
+      opts.onMemorySaved ? (save) => latest.current.onMemorySaved?.(save) : undefined,
+    );
+  }, [client, opts.onEvent, opts.onMemorySaved]);
   const snapshot = useSyncExternalStore(client.subscribe, client.getSnapshot, client.getSnapshot);
   return {
     ...snapshot,

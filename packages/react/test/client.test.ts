@@ -110,6 +110,26 @@ describe.each(["stream", "poll"] as const)("AgentClient against a real server (%
     expect((again as ApiError).code).toBe("no_open_question");
   });
 
+  it("a server-created session with memory: each memory.saved reaches memorySaves and onMemorySaved", async () => {
+    const memory = server.runtime.memory!;
+    const key = { projectId: "default", environment: "development", resource: "notes" };
+    const documentId = `topic-${mode}`;
+    await memory.create(key, { id: documentId, title: "Topic" });
+    const { session } = await server.runtime.sessions.create({
+      agentId: "notetaker@development",
+      memory: { notes: { scope: "document", id: documentId, access: "read-write" } },
+    });
+    const heard: unknown[] = [];
+    const c = client({ sessionId: session.id, onMemorySaved: (save) => heard.push(save) });
+    await c.send("Book the venue");
+    const done = await until(c, (s) => s.memorySaves.length === 1 && !s.isRunning);
+    const doc = await memory.get(key, documentId);
+    expect(doc.text).toBe("Venue booked");
+    const expected = { resource: "notes", documentId, revision: doc.revision, bytes: 12 };
+    expect(done.memorySaves).toEqual([expect.objectContaining(expected)]);
+    expect(heard).toEqual([expect.objectContaining(expected)]);
+  });
+
   it("decides approvals: approve applies once, deny records the decision", async () => {
     const c = client({ agentId: "approver@development" });
     await c.send("Move c1 to pro and c2 to basic");

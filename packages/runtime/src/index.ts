@@ -13,6 +13,7 @@ export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
 export type { ComputerChange } from "./engine/computer-record.ts";
 export type { EgressGrant, EgressRequest, EgressSource, Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
+export type { MemoryApi, MemoryScopeRef } from "./engine/memory-api.ts";
 export { Notifier } from "./engine/notifier.ts";
 export { RESULT_LIMIT_BYTES } from "./engine/result-commit.ts";
 export {
@@ -51,6 +52,10 @@ export {
 } from "./ports/agent-execution.ts";
 export type { AgentLocation, AgentResolver, LoadedAgent } from "./ports/agent-resolver.ts";
 export type { BuiltInResult, BuiltInTool, BuiltInToolContext } from "./ports/built-in-tool.ts";
+export * as memoryErrors from "./ports/memory-errors.ts";
+export { MEMORY_ERROR_STATUS, MemoryError } from "./ports/memory-errors.ts";
+export * as memoryRules from "./ports/memory-rules.ts";
+export type * from "./ports/memory-store.ts";
 export {
   hasWholeSteps,
   type ModelContext,

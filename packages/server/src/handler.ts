@@ -8,6 +8,7 @@ import { notFound, Router } from "./router.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { type Catalog, catalogRoutes } from "./routes/catalog.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { memoryRoutes } from "./routes/memory.ts";
 import { resultRoutes } from "./routes/results.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { turnRoutes } from "./routes/turns.ts";
@@ -15,7 +16,7 @@ import { checkScope } from "./scope.ts";
 import { type ConsoleOptions, createConsoleFiles } from "./static.ts";
 
 export interface HandlerOptions {
-  runtime: Pick<Runtime, "sessions" | "approvals">;
+  runtime: Pick<Runtime, "sessions" | "approvals"> & Partial<Pick<Runtime, "memory">>;
   auth: Auth;
   /** Largest request body accepted (default 1 MiB); larger ones get 413 `body_too_large`. */
   maxBodyBytes?: number;
@@ -38,6 +39,7 @@ export function createHandler(options: HandlerOptions): Handler {
   const ctx: RouteContext = {
     sessions: options.runtime.sessions,
     approvals: options.runtime.approvals,
+    ...(options.runtime.memory ? { memory: options.runtime.memory } : {}),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     pollMs: options.pollMs ?? 500,
     heartbeatMs: options.heartbeatMs ?? 15_000,
@@ -54,6 +56,7 @@ export function createHandler(options: HandlerOptions): Handler {
   eventRoutes(router, ctx);
   resultRoutes(router, ctx);
   approvalRoutes(router, ctx);
+  memoryRoutes(router, ctx);
   if (options.catalog) catalogRoutes(router, options.catalog);
 
   const consoleFiles = options.console ? createConsoleFiles(options.console) : null;

@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentFunction } from "@opencomputer/agent";
+import type { AgentFunction, Memory } from "@opencomputer/agent";
 import { createModelResolver, createScriptModel, type ScriptStep } from "@opencomputer/models";
 import { createRuntime, createStaticAgents } from "@opencomputer/runtime";
-import { createSqliteStore } from "@opencomputer/store-sqlite";
+import { createSqliteMemoryStore, createSqliteStore } from "@opencomputer/store-sqlite";
 import { createHandler, createStaticKeyAuth, type HandlerOptions, serve } from "../src/index.ts";
 
 export const KEY = "test-key-1";
@@ -31,6 +31,8 @@ export async function startServer(options: {
   agents: Record<string, AgentFunction>;
   steps?: ScriptStep[];
   handler?: Partial<HandlerOptions>;
+  /** Memory each agent declares; the runtime gets a memory store on its file. */
+  memory?: Record<string, readonly Memory[]>;
 }): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "oc-server-"));
   mkdirSync(join(dir, "opencomputer", "scripts"), { recursive: true });
@@ -41,7 +43,12 @@ export async function startServer(options: {
   const store = createSqliteStore({ path: join(dir, "data.db") });
   const runtime = createRuntime({
     store,
-    agents: createStaticAgents({ projectDir: dir, agents: options.agents }),
+    agents: createStaticAgents({
+      projectDir: dir,
+      agents: options.agents,
+      ...(options.memory ? { memory: options.memory } : {}),
+    }),
+    ...(options.memory ? { memory: createSqliteMemoryStore(store) } : {}),
     models: createModelResolver({
       providers: { script: createScriptModel },
       override: "script/test",

@@ -7,4 +7,5 @@ export {
   TURN_FIELDS,
   turnUpdateRun,
 } from "./batch-ops.ts";
+export * from "./memory-rows.ts";
 export * from "./row-mapping.ts";

@@ -1,3 +1,4 @@
+export { createPostgresMemoryStore, PostgresMemoryStore } from "./memory-store.ts";
 export { channelFor } from "./notify.ts";
 export {
   createPostgresSignal,

@@ -91,6 +91,7 @@ export class SqliteStore implements Store {
   private readonly releaseTx: Fn<[string, Lease], void>;
   private readonly expireTx: Fn<[string], string[]>;
   private readonly group: GroupCommit | null;
+  private readonly changeTx: Fn<[(statements: StatementCache) => unknown], unknown>;
 
   constructor(options: SqliteStoreOptions) {
     protectStoreFiles(options.path);
@@ -168,6 +169,7 @@ export class SqliteStore implements Store {
         .run(sessionId, lease.runtimeId, lease.epoch, lease.expiresAt);
       this.deferred?.forget(sessionId);
     });
+    this.changeTx = tx((body: (statements: StatementCache) => unknown) => body(this.statements));
     this.expireTx = tx((runtimeId: string) =>
       expireLeasesOf(this.statements, runtimeId, (id) => this.deferred?.forget(id)),
     );
@@ -461,6 +463,15 @@ export class SqliteStore implements Store {
 
   async expireLeasesOf(runtimeId: string): Promise<string[]> {
     return this.expireTx(runtimeId);
+  }
+
+  /** One change (transaction, journal) for tables beside the store's (memory-store.ts); check before writing. */
+  change<R>(body: (statements: StatementCache) => R): R {
+    return this.changeTx(body) as R;
+  }
+
+  read<R>(body: (statements: StatementCache) => R): R {
+    return body(this.statements);
   }
 
   /** Commits the open group (if any), then closes the connection. */

@@ -15,7 +15,12 @@ export const PROTOCOL_VERSION = 3;
 
 export interface RenderRef {
   renderId: string;
-  request: { input: AgentInput; builtInToolIds: string[] };
+  request: {
+    input: AgentInput;
+    builtInToolIds: string[];
+    /** The memory recalled for the render (absent when the session binds none). */
+    memory?: RenderedAgent["request"]["memory"];
+  };
 }
 
 export type ParentMessage =

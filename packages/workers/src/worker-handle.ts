@@ -11,6 +11,7 @@
 import type { AgentHandle, AgentLocation, RenderedAgent } from "@opencomputer/runtime";
 import type { WorkerPool } from "./worker-pool.ts";
 import type { NextRender } from "./worker-process.ts";
+import { wireRequest } from "./worker-process.ts";
 
 /** Calls in flight for one render input, and whether two of them overlapped. */
 interface InputCalls {
@@ -43,7 +44,8 @@ export class WorkerHandle implements AgentHandle {
     const kept = key && this.nextRenders.get(key);
     if (key && kept) {
       this.nextRenders.delete(key);
-      if (sameIds(kept.builtInToolIds, request.builtInToolIds)) {
+      // A render with memory must see what was recalled for it, not the previous step's recall.
+      if (request.memory === undefined && sameIds(kept.builtInToolIds, request.builtInToolIds)) {
         const made = await kept.next;
         if (made && "error" in made) throw made.error;
         if (made) return { ...made.render, request };
@@ -165,7 +167,7 @@ export class WorkerHandle implements AgentHandle {
 function ref(render: RenderedAgent) {
   return {
     renderId: render.renderId,
-    request: { input: render.request.input, builtInToolIds: [...render.request.builtInToolIds] },
+    request: wireRequest(render.request),
   };
 }
 

@@ -385,8 +385,12 @@ function fits(kind: CallKind, reply: WorkerMessage["type"]): boolean {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-function wireRequest(request: RenderedAgent["request"]) {
-  return { input: request.input, builtInToolIds: [...request.builtInToolIds] };
+export function wireRequest(request: RenderedAgent["request"]) {
+  return {
+    input: request.input,
+    builtInToolIds: [...request.builtInToolIds],
+    ...(request.memory ? { memory: request.memory } : {}),
+  };
 }
 
 /** A render error as the engine knows it: RenderErrors keep their code, others their stack. */

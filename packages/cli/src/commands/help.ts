@@ -5,6 +5,7 @@ import { DEPLOY_USAGE } from "./deploy.ts";
 import { INIT_USAGE } from "./init.ts";
 import { LINK_USAGE, LOGIN_USAGE } from "./login.ts";
 import { APPROVALS_USAGE } from "./remote/approvals.ts";
+import { MEMORY_USAGE } from "./remote/memory.ts";
 import { RESULTS_USAGE } from "./remote/results.ts";
 import { SESSION_USAGE } from "./remote/session.ts";
 import { SESSIONS_USAGE } from "./remote/tail.ts";
@@ -47,6 +48,11 @@ export const HELP: Record<string, CommandHelp> = {
     summary: `List and decide approvals. ${SERVER_NOTE}`,
     usage: `${APPROVALS_USAGE}
   e.g.  opencomputer approvals approve apr_0123… --by alice`,
+  },
+  memory: {
+    summary: `Read, create, edit, freeze and export memory documents (docs/memory.md). ${SERVER_NOTE}`,
+    usage: `${MEMORY_USAGE}
+  e.g.  opencomputer memory create notes workshop --title "Workshop notes"`,
   },
   build: {
     summary: "Check the agents statically and write their deployments (.opencomputer/deployments).",

@@ -4,6 +4,7 @@
 import { type Infer, integer, optional, string } from "../shape.ts";
 import { approvalEvents } from "./approval-events.ts";
 import { egressEvents } from "./egress-events.ts";
+import { memoryEvents } from "./memory-events.ts";
 import { messageEvents } from "./message-events.ts";
 import { questionEvents } from "./question-events.ts";
 import { runtimeEvents } from "./runtime-events.ts";
@@ -21,6 +22,7 @@ export const EVENT_FAMILIES = {
   approval: approvalEvents,
   runtime: runtimeEvents,
   egress: egressEvents,
+  memory: memoryEvents,
 } as const;
 
 export const EVENT_DATA = {
@@ -32,6 +34,7 @@ export const EVENT_DATA = {
   ...approvalEvents,
   ...runtimeEvents,
   ...egressEvents,
+  ...memoryEvents,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;

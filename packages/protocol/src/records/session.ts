@@ -14,6 +14,7 @@ import {
   string,
 } from "../shape.ts";
 import { agentInputShape } from "./input.ts";
+import { memoryBindingViewShape } from "./memory.ts";
 
 export const SESSION_STATUSES = [
   "new",
@@ -136,7 +137,12 @@ const sessionFields = {
 };
 
 /** `GET /sessions/<id>`. */
-export const sessionViewShape = object({ ...sessionFields, turns: array(turnViewShape) });
+export const sessionViewShape = object({
+  ...sessionFields,
+  turns: array(turnViewShape),
+  /** The memory the session was bound to at creation (docs/memory.md). */
+  memory: array(memoryBindingViewShape),
+});
 export type SessionView = Infer<typeof sessionViewShape>;
 
 export const sessionActivityShape = object({

@@ -39,6 +39,7 @@ export class AgentCode {
     const result = renderAgent(this.agent, {
       input: request.input,
       builtInToolIds: request.builtInToolIds,
+      ...(request.memory ? { memory: request.memory } : {}),
     });
     const tools = new Map(result.tools.map((t) => [t.name, t]));
     if (this.keptRenders > 0) this.keep(renderId, tools);
@@ -49,6 +50,7 @@ export class AgentCode {
       model: result.model,
       tools: result.tools.map(describeTool),
       builtInTools: result.builtInTools,
+      memory: result.memory,
     };
     this.byObject.set(rendered, tools);
     return rendered;

@@ -9,6 +9,7 @@ export function locatedAgents(agents: AgentResolver): AgentResolver {
   return {
     describe: (ref) => agents.describe(ref),
     locate: agents.locate?.bind(agents),
+    ...(agents.memory ? { memory: agents.memory.bind(agents) } : {}),
     async load(agentId, deploymentId): Promise<LoadedAgent> {
       if (!agents.locate) {
         throw new OpenComputerError(

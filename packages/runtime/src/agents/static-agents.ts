@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
-import type { AgentFunction } from "@opencomputer/agent";
+import type { AgentFunction, Memory } from "@opencomputer/agent";
+import { memoryDeclaration } from "@opencomputer/agent/internal";
 import type { AgentResolver } from "../ports/agent-resolver.ts";
 import { MODULE_LOADER } from "./module-loader.ts";
 import { AgentNotFoundError, parseAgentRef } from "./source-agents.ts";
@@ -15,6 +16,8 @@ export interface StaticAgentsOptions {
    * it the agents exist only as functions in this process and cannot run in workers.
    */
   modules?: Record<string, string>;
+  /** The memory resources each agent's deployment declares (`defineMemory` results). */
+  memory?: Record<string, readonly Memory[]>;
 }
 
 /** Agents given as functions: for embedding the runtime in an application, and for tests. */
@@ -38,6 +41,9 @@ export function createStaticAgents(options: StaticAgentsOptions): AgentResolver 
       const { agentId } = parseAgentRef(agentRef);
       find(agentId);
       return { agentId, deploymentId };
+    },
+    async memory(agentId) {
+      return (options.memory?.[agentId] ?? []).map(memoryDeclaration);
     },
     async load(agentId) {
       return { agentId, deploymentId, projectDir: options.projectDir, render: find(agentId) };

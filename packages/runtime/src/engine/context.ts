@@ -1,6 +1,7 @@
 import type { AgentExecution, Egress } from "../ports/agent-execution.ts";
 import type { AgentResolver } from "../ports/agent-resolver.ts";
 import type { BuiltInTool } from "../ports/built-in-tool.ts";
+import type { MemoryStore } from "../ports/memory-store.ts";
 import type { ModelResolver } from "../ports/model.ts";
 import type { EventRecord } from "../ports/records.ts";
 import type { Store, WriteBatch } from "../ports/store.ts";
@@ -43,6 +44,8 @@ export interface EngineContext {
   /** The egress values sent along with every run / preview / apply; none without a gateway. */
   egress?: EgressSource;
   models: ModelResolver;
+  /** Memory documents and session bindings; without it sessions cannot bind memory. */
+  memory?: MemoryStore;
   notifier: Notifier;
   log: Logger;
   /** Spans of turns, steps, model and tool calls; NO_TRACING when tracing is off. */

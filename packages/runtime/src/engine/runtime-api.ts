@@ -8,6 +8,7 @@ import type {
 } from "../ports/records.ts";
 import type { ComputerChange } from "./computer-record.ts";
 import type { EgressEventInput } from "./egress-events.ts";
+import type { MemoryApi } from "./memory-api.ts";
 import type { ListSessionsOptions, SessionListRow } from "./session-list.ts";
 import type { CreateSessionOptions } from "./session-options.ts";
 import type { SessionView } from "./view.ts";
@@ -25,6 +26,8 @@ export interface Runtime {
   readonly sessions: SessionsApi;
   /** Approvals proposed by tools with `preview`/`apply`: list, decide, retry, dismiss. */
   readonly approvals: ApprovalsApi;
+  /** The owner's memory documents; absent when the runtime has no memory store. */
+  readonly memory?: MemoryApi;
   /** Picks up sessions left by runtimes that died, now and every `recoveryIntervalMs`. */
   start(): Promise<void>;
   /**

@@ -4,6 +4,7 @@ import { newId } from "../ids.ts";
 import type { AgentExecution } from "../ports/agent-execution.ts";
 import type { AgentResolver } from "../ports/agent-resolver.ts";
 import type { BuiltInTool } from "../ports/built-in-tool.ts";
+import type { MemoryStore } from "../ports/memory-store.ts";
 import type { ModelResolver } from "../ports/model.ts";
 import { MODEL_PROVIDED_TOOL_IDS } from "../ports/provider-tools.ts";
 import type { Store } from "../ports/store.ts";
@@ -62,6 +63,11 @@ export interface RuntimeOptions {
   execution?: ExecutionOption;
   /** The egress gateway URL and per-session token sent with every execution of agent code. */
   egress?: EgressSource;
+  /**
+   * Where memory documents and session bindings live (`createSqliteMemoryStore`,
+   * `createPostgresMemoryStore`); without it, sessions that bind memory are refused.
+   */
+  memory?: MemoryStore;
 }
 
 /** Where agent code runs: in this process, or through an execution the caller owns. */
@@ -106,6 +112,7 @@ export function createEngineContext(
     agents: running.agents,
     execution: running.execution,
     ...(options.egress ? { egress: options.egress } : {}),
+    ...(options.memory ? { memory: options.memory } : {}),
     models: options.models,
     notifier: new Notifier(),
     log: options.log ?? consoleLog,

@@ -1,6 +1,7 @@
 import type { SessionSource } from "../ports/records.ts";
 import { createApprovals } from "./approvals.ts";
 import { Deadlines } from "./deadlines.ts";
+import { createMemoryApi } from "./memory-api.ts";
 import { createSessionActors } from "./runtime-actors.ts";
 import type { Runtime, SendTurnOptions, SendTurnResult } from "./runtime-api.ts";
 import { listenForWork } from "./runtime-dispatch.ts";
@@ -68,6 +69,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     execution: ctx.execution,
     sessions,
     approvals,
+    ...(ctx.memory ? { memory: createMemoryApi(ctx.memory) } : {}),
     start: lifecycle.start,
     close: lifecycle.close,
   };

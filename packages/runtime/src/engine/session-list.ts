@@ -63,7 +63,7 @@ export async function listSessions(store: Store, options: ListSessionsOptions = 
   const last = page[page.length - 1];
   const sessions: SessionListRow[] = await Promise.all(
     page.map(async (s) => {
-      const { turns: _turns, ...view } = toSessionView(s, []);
+      const { turns: _turns, memory: _memory, ...view } = toSessionView(s, []);
       // The active turns and the last settled one, not every turn: a page of long sessions
       // would otherwise read all their turns.
       const [active, last, first, waitingFor] = await Promise.all([

@@ -11,6 +11,8 @@ export interface CreateSessionOptions {
   idempotencyKey?: string;
   /** The project the session belongs to (default `default`); see docs/api.md "Projects". */
   projectId?: string;
+  /** Memory bindings, `{ <resource>: { scope, id?, access? } }` (docs/memory.md). */
+  memory?: unknown;
 }
 
 /** Project ids: what `opencomputer keys create --project` accepts. */
@@ -44,7 +46,7 @@ export function validateLabels(labels: unknown, path = "labels"): Record<string,
 }
 
 export function validateCreateOptions(raw: CreateSessionOptions): Required<
-  Omit<CreateSessionOptions, "idempotencyKey">
+  Omit<CreateSessionOptions, "idempotencyKey" | "memory">
 > & {
   idempotencyKey?: string;
 } {

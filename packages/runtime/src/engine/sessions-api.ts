@@ -7,6 +7,7 @@ import { endSession, interruptTurns } from "./cancellation.ts";
 import { recordComputer } from "./computer-record.ts";
 import { type EngineContext, write } from "./context.ts";
 import { recordEgressEvent } from "./egress-events.ts";
+import { admitBindings, bindingViews, parseMemoryOption } from "./memory-bindings.ts";
 import { ProjectMemo } from "./project-of.ts";
 import { closeQuestion } from "./question-input.ts";
 import type { SessionActors } from "./runtime-actors.ts";
@@ -56,7 +57,11 @@ export function createSessionsApi(ctx: EngineContext, deps: SessionsDeps): Sessi
         mustGetSession(sessionId),
         store.listTurns(sessionId),
       ]);
-      return toSessionView(session, turns);
+      return toSessionView(
+        session,
+        turns,
+        await bindingViews(ctx.memory, session.id, session.status),
+      );
     },
     sendTurn: (sessionId, rawInput, opts = {}) =>
       serial(sessionId, () => sendTurnNow(sendDeps, sessionId, rawInput, opts)),
@@ -74,6 +79,8 @@ export function createSessionsApi(ctx: EngineContext, deps: SessionsDeps): Sessi
     },
     async end(sessionId) {
       await mustGetSession(sessionId);
+      // Memory writes are revoked first: no save through this session commits after `end`.
+      await ctx.memory?.revokeSession(sessionId);
       await endSession(ctx, actors, sessionId);
     },
     async events(sessionId, after = 0, limit = 500) {
@@ -129,11 +136,22 @@ async function createSession(
   raw: CreateSessionOptions,
 ): Promise<CreateSessionResult> {
   const opts = validateCreateOptions(raw);
+  const requested = parseMemoryOption(raw.memory);
   const { agentId, deploymentId } = await ctx.agents.describe(opts.agentId);
   const now = isoNow();
+  const id = newId("ses");
+  // Bound before the session exists, so no session is ever seen without its bindings.
+  if (requested.length > 0) {
+    await admitBindings(
+      ctx,
+      { sessionId: id, projectId: opts.projectId, environment: opts.environment },
+      { agentId, deploymentId },
+      requested,
+    );
+  }
   const { session, created } = await ctx.store.createSession(
     {
-      id: newId("ses"),
+      id,
       projectId: opts.projectId,
       agentId,
       deploymentId,
@@ -157,7 +175,11 @@ async function createSession(
   projects.remember(session.id, session.projectId);
   // A session just created has no turns; a replayed one may.
   const turns = created ? [] : await ctx.store.listTurns(session.id);
-  return { session: toSessionView(session, turns), created };
+  const memory =
+    requested.length > 0 || !created
+      ? await bindingViews(ctx.memory, session.id, session.status)
+      : [];
+  return { session: toSessionView(session, turns, memory), created };
 }
 
 async function interruptSession(

@@ -3,6 +3,7 @@ import { jsonByteLength } from "@opencomputer/agent/internal";
 import { isoNow } from "../clock.ts";
 import type { AgentHandle, RenderedAgent, ToolDescriptor } from "../ports/agent-execution.ts";
 import type { ToolCallRecord } from "../ports/records.ts";
+import type { NewEvent } from "../ports/store.ts";
 import { proposeApproval } from "./approval-propose.ts";
 import { write } from "./context.ts";
 import { egressFor } from "./egress-for.ts";
@@ -94,7 +95,13 @@ async function progress(scope: TurnScope, call: ToolCallRecord, metadata: JsonVa
   }
 }
 
-export async function commitSuccess(scope: TurnScope, call: ToolCallRecord, output: JsonValue) {
+/** Commits a call's success; `events` (e.g. `memory.saved`) are written after tool.completed. */
+export async function commitSuccess(
+  scope: TurnScope,
+  call: ToolCallRecord,
+  output: JsonValue,
+  events: readonly NewEvent[] = [],
+) {
   const done: ToolCallRecord = {
     ...call,
     status: "completed",
@@ -111,6 +118,7 @@ export async function commitSuccess(scope: TurnScope, call: ToolCallRecord, outp
           turnId: scope.turn.id,
           data: { tool: call.tool, callId: call.callId, title: call.tool, output },
         },
+        ...events,
       ],
     });
     scope.conversation.setCall(done);

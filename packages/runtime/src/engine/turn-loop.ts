@@ -28,6 +28,8 @@ import { NO_SPAN, type SpanHandle } from "../ports/tracing.ts";
 import { ASK_ID, ASK_MODEL_TOOL, endWithQuestion, takeAsk } from "./ask.ts";
 import { executeBuiltInCall, providerExecutedParts } from "./built-in-call.ts";
 import { write } from "./context.ts";
+import { type Recalled, recallMemory, rememberRecall } from "./memory-recall.ts";
+import { executeMemoryCall, memoryModelTool, memoryToolsOf } from "./memory-tools.ts";
 import { type StepOutput, streamStep } from "./model-stream.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { settleTurn } from "./settle.ts";
@@ -138,7 +140,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
     "opencomputer.step": turn.steps + 1,
   });
   scope.stepSpan = stepSpan;
-  const render = await renderOrFail(scope, agent);
+  const render = await recallAndRender(scope, agent);
   if (typeof render === "string") {
     await fail(scope, { code: "agent_failed", message: render });
     return false;
@@ -321,7 +323,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
 
 /** After a crash: calls the dead runtime started are run again, with the same toolCallId. */
 async function resumePendingCalls(scope: TurnScope, agent: AgentHandle, pending: ToolCallRecord[]) {
-  const render = await renderOrFail(scope, agent);
+  const render = await recallAndRender(scope, agent);
   if (typeof render === "string") {
     await fail(scope, { code: "agent_failed", message: render });
     return;
@@ -356,6 +358,7 @@ async function runCalls(
   const byName = new Map<string, ToolDescriptor>();
   for (const tool of render.tools) byName.set(tool.name, tool);
   const builtIns = selectedBuiltIns(scope, render);
+  const memoryTools = memoryToolsOf(render);
   const available = [...byName.keys(), ...builtIns.keys()];
   if (render.builtInTools.includes(ASK_ID)) available.push(ASK_ID);
   const all = Promise.allSettled(
@@ -365,6 +368,8 @@ async function runCalls(
           return takeAsk(scope, call);
         const builtIn = builtIns.size > 0 ? builtIns.get(call.tool) : undefined;
         if (builtIn) return executeBuiltInCall(scope, call, builtIn);
+        const memoryTargets = memoryTools.size > 0 ? memoryTools.get(call.tool) : undefined;
+        if (memoryTargets) return executeMemoryCall(scope, call, memoryTargets);
         return executeCall(scope, call, byName.get(call.tool), available, { agent, render });
       }),
     ),
@@ -378,9 +383,29 @@ async function runCalls(
   }
 }
 
-async function renderOrFail(scope: TurnScope, agent: AgentHandle): Promise<RenderedAgent | string> {
+/** Recalls the session's memory, then renders with it; a message when either fails. */
+async function recallAndRender(
+  scope: TurnScope,
+  agent: AgentHandle,
+): Promise<RenderedAgent | string> {
+  const recalled = await recallMemory(scope);
+  if (typeof recalled === "string") return recalled;
+  const render = await renderOrFail(scope, agent, recalled);
+  if (typeof render !== "string") rememberRecall(render, recalled);
+  return render;
+}
+
+async function renderOrFail(
+  scope: TurnScope,
+  agent: AgentHandle,
+  recalled: Recalled | undefined,
+): Promise<RenderedAgent | string> {
   try {
-    return await agent.render({ input: scope.turn.input, builtInToolIds: scope.builtInToolIds });
+    return await agent.render({
+      input: scope.turn.input,
+      builtInToolIds: scope.builtInToolIds,
+      ...(recalled ? { memory: recalled.projections } : {}),
+    });
   } catch (error) {
     if (error instanceof WorkerLostError) throw error;
     // The author's error may hold anything; it goes to the runtime's log, not to clients.
@@ -419,6 +444,7 @@ function enabledTools(render: RenderedAgent): string[] {
   const names: string[] = [];
   for (const tool of render.tools) names.push(tool.name);
   for (const id of render.builtInTools) names.push(id);
+  if (render.memory.length > 0) for (const name of memoryToolsOf(render).keys()) names.push(name);
   return names;
 }
 
@@ -437,6 +463,12 @@ function modelTools(
   if (render.builtInTools.length > 0) {
     for (const tool of selectedBuiltIns(scope, render).values()) tools.push(builtInModelTool(tool));
     if (render.builtInTools.includes(ASK_ID)) tools.push(ASK_MODEL_TOOL);
+  }
+  if (render.memory.length > 0) {
+    for (const [name, targets] of memoryToolsOf(render)) {
+      if (!render.tools.some((tool) => tool.name === name))
+        tools.push(memoryModelTool(name, targets));
+    }
   }
   for (const tool of providerTools) tools.push(tool);
   return tools;

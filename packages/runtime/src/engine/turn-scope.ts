@@ -4,6 +4,7 @@ import type { SpanHandle } from "../ports/tracing.ts";
 import type { OpenQuestion } from "./ask.ts";
 import type { EngineContext } from "./context.ts";
 import type { Conversation } from "./conversation.ts";
+import type { TurnMemory } from "./memory-recall.ts";
 import type { KnownState } from "./settle.ts";
 
 /** Everything a running turn's parts need: who runs it, under which lease, and its abort signal. */
@@ -30,6 +31,8 @@ export interface TurnScope {
   steering: { pending: boolean };
   /** The question an `ask` call of this step will end the turn with. */
   question?: { call: ToolCallRecord; question: OpenQuestion };
+  /** The session's memory bindings, read at the turn's first recall (memory-recall.ts). */
+  memory?: TurnMemory;
   /** This process's span of the turn, and of the step running now (ports/tracing.ts). */
   span?: SpanHandle;
   stepSpan?: SpanHandle;

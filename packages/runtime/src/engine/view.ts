@@ -1,4 +1,10 @@
-import type { OpenQuestion, RuntimeState, SessionView, TurnView } from "@opencomputer/protocol";
+import type {
+  MemoryBindingView,
+  OpenQuestion,
+  RuntimeState,
+  SessionView,
+  TurnView,
+} from "@opencomputer/protocol";
 import type { SessionRecord, TurnRecord } from "../ports/records.ts";
 
 // The shapes clients see are the protocol's; these functions turn store records into them.
@@ -17,7 +23,11 @@ export function toTurnView(t: TurnRecord): TurnView {
   };
 }
 
-export function toSessionView(s: SessionRecord, turns: TurnRecord[]): SessionView {
+export function toSessionView(
+  s: SessionRecord,
+  turns: TurnRecord[],
+  memory: MemoryBindingView[] = [],
+): SessionView {
   return {
     id: s.id,
     projectId: s.projectId,
@@ -36,5 +46,6 @@ export function toSessionView(s: SessionRecord, turns: TurnRecord[]): SessionVie
     revision: s.revision,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    memory,
   };
 }

@@ -7,6 +7,7 @@ import {
   type Decision,
   type JsonSchema,
   type JsonValue,
+  type MemoryProjection,
   OpenComputerError,
   type ToolKind,
 } from "@opencomputer/agent";
@@ -33,6 +34,8 @@ export interface ToolDescriptor {
 export interface RenderRequest {
   input: AgentInput;
   builtInToolIds: readonly string[];
+  /** The memory recalled for this render, by resource id (absent when the session binds none). */
+  memory?: Readonly<Record<string, MemoryProjection>>;
 }
 
 /** One render's outcome. Keep the object: tool calls name the render their tool came from. */
@@ -45,6 +48,8 @@ export interface RenderedAgent {
   model: string | undefined;
   tools: ToolDescriptor[];
   builtInTools: string[];
+  /** Memory resources the render selected with `useMemory`. */
+  memory: string[];
 }
 
 /**

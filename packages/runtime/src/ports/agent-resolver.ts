@@ -1,4 +1,5 @@
 import type { AgentFunction, JsonValue } from "@opencomputer/agent";
+import type { MemoryDeclaration } from "@opencomputer/agent/internal";
 
 export interface LoadedAgent {
   agentId: string;
@@ -35,4 +36,9 @@ export interface AgentResolver {
   load(agentId: string, deploymentId: string): Promise<LoadedAgent>;
   /** Where a worker finds the agent; absent when the agents exist only as functions here. */
   locate?(agentId: string, deploymentId: string): Promise<AgentLocation>;
+  /**
+   * The memory resources the deployment declares (`defineMemory`), which sessions may bind;
+   * absent or empty: none (docs/memory.md).
+   */
+  memory?(agentId: string, deploymentId: string): Promise<readonly MemoryDeclaration[]>;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import type { AgentFunction } from "@opencomputer/agent";
+import type { AgentFunction, Memory } from "@opencomputer/agent";
 import { createModelResolver, createScriptModel, type ScriptStep } from "@opencomputer/models";
 import {
   createRuntime,
@@ -13,7 +13,7 @@ import {
   type RuntimeOptions,
   type Store,
 } from "@opencomputer/runtime";
-import { createSqliteStore } from "@opencomputer/store-sqlite";
+import { createSqliteMemoryStore, createSqliteStore } from "@opencomputer/store-sqlite";
 import { createWorkerExecution, type WorkerPoolOptions } from "@opencomputer/workers";
 import { protocolChecked } from "../protocol-check.ts";
 
@@ -64,6 +64,8 @@ export interface HarnessOptions
   model?: string;
   /** Wraps the store the runtimes use (the harness keeps the real one), e.g. to inject faults. */
   wrapStore?: (store: Store) => Store;
+  /** The memory resources each agent declares; the runtimes get a memory store on the file. */
+  agentMemory?: Record<string, readonly Memory[]>;
 }
 
 /** A runtime on a real SQLite file in a temp dir, agents given as functions, a scripted model. */
@@ -99,6 +101,7 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
       providers,
       model,
       wrapStore,
+      agentMemory,
       ...rest
     } = options;
     const { execution: extraExecution, workers: extraWorkers, ...extra } = extraOptions;
@@ -106,6 +109,7 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
       projectDir: dir,
       agents,
       ...(modules ? { modules } : {}),
+      ...(agentMemory ? { memory: agentMemory } : {}),
     });
     // Worker processes are the caller's to make and close (the runtime only uses them).
     const workerExecution =
@@ -126,6 +130,7 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
       }),
       log,
       cancelGraceMs: 200,
+      ...(agentMemory ? { memory: createSqliteMemoryStore(store) } : {}),
       ...rest,
       ...extra,
     });

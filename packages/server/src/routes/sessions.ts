@@ -7,7 +7,14 @@ import { json } from "../respond.ts";
 import type { Router } from "../router.ts";
 
 const LABEL_KEY = /^[a-z][a-z0-9_.-]{0,63}$/;
-const CREATE_FIELDS = ["agentId", "source", "labels", "executionMode", "environment"] as const;
+const CREATE_FIELDS = [
+  "agentId",
+  "source",
+  "labels",
+  "executionMode",
+  "environment",
+  "memory",
+] as const;
 
 /** The compact form `POST /sessions` returns. */
 const created = (s: SessionView) => ({
@@ -26,8 +33,24 @@ function sameRequest(s: SessionView, body: Record<string, unknown>): boolean {
     s.source === (body.source ?? "api") &&
     s.executionMode === (body.executionMode ?? "default") &&
     s.environment === (body.environment ?? "development") &&
-    canonicalJson(s.labels) === canonicalJson(body.labels ?? {})
+    canonicalJson(s.labels) === canonicalJson(body.labels ?? {}) &&
+    sameMemory(s, body.memory)
   );
+}
+
+/** The replayed session's bindings are the ones this body asks for (access defaults to read). */
+function sameMemory(s: SessionView, memory: unknown): boolean {
+  const asked =
+    typeof memory === "object" && memory !== null
+      ? Object.entries(memory as Record<string, Record<string, unknown>>).map(([resource, b]) => [
+          resource,
+          b?.scope,
+          b?.id ?? null,
+          b?.access ?? "read",
+        ])
+      : [];
+  const bound = s.memory.map((b) => [b.resource, b.scope, b.id ?? null, b.access]);
+  return canonicalJson(asked) === canonicalJson(bound);
 }
 
 export function sessionRoutes(router: Router, ctx: RouteContext): void {

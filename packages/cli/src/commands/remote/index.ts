@@ -1,6 +1,7 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import { ApiClient } from "../../client.ts";
 import { approvalsRemote } from "./approvals.ts";
+import { memoryRemote } from "./memory.ts";
 import { resultsRemote } from "./results.ts";
 import { isRemoteSession, sessionRemote } from "./session.ts";
 import { sessionsRemote } from "./tail.ts";
@@ -28,6 +29,8 @@ export async function remoteCommand(group: string, argv: string[]): Promise<numb
         return await resultsRemote(client, argv);
       case "approvals":
         return await approvalsRemote(client, argv);
+      case "memory":
+        return await memoryRemote(client, argv);
       default:
         throw new OpenComputerError("usage", `Unknown command "${group}"`);
     }
