@@ -6,9 +6,9 @@
 
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { MemoryDeclaration } from "@opencomputer/agent/internal";
 import { canonicalJson } from "@opencomputer/runtime";
+import { siblingModule } from "@opencomputer/workers";
 import type { BuildError } from "./errors.ts";
 import type { BuildIsolation } from "./isolation.ts";
 import { startLoadProcess } from "./load-process.ts";
@@ -22,7 +22,7 @@ export type MemoryMessage = Array<
     }
 >;
 
-const CHILD_SCRIPT = fileURLToPath(new URL("./memory-child.ts", import.meta.url));
+const CHILD_SCRIPT = siblingModule(import.meta.url, "memory-child");
 const MODULE_FILE = /^[^.].*\.(ts|mts|js|mjs)$/;
 
 function modulesIn(dir: string): string[] {
