@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import type { ChildGo, ChildReport } from "./cluster-child.ts";
+import { BENCH_LEASE_MS } from "./cluster-config.ts";
 import { percentile } from "./stats.ts";
+import { benchTakeover, type TakeoverResult } from "./takeover.ts";
 
 export interface ClusterRow {
   store: "postgres" | "sqlite";
@@ -26,6 +28,10 @@ export interface ClusterRow {
   commits: number;
   commitP50Us: number;
   commitP99Us: number;
+  /** PostgreSQL round trips per turn (each query node-postgres sends); null on SQLite. */
+  roundTripsPerTurn: number | null;
+  /** SIGKILL one of the processes mid-turn (PostgreSQL, 2+ processes); null otherwise. */
+  takeover: TakeoverResult | null;
 }
 
 export interface ClusterResult {
@@ -86,6 +92,9 @@ async function runConfig(
       commits: commits.length,
       commitP50Us: percentile(commits, 50),
       commitP99Us: percentile(commits, 99),
+      roundTripsPerTurn:
+        store === "postgres" ? reports.reduce((n, r) => n + r.roundTrips, 0) / turns : null,
+      takeover: null,
     };
   } finally {
     await Promise.all(
@@ -104,6 +113,7 @@ export async function benchCluster(
   sessions = 400,
   concurrency = 16,
   processCounts: readonly number[] = [1, 2, 4],
+  takeoverSessions = 50,
 ): Promise<ClusterResult> {
   const rows: ClusterRow[] = [];
   const dir = mkdtempSync(join(tmpdir(), "oc-bench-cluster-"));
@@ -119,7 +129,9 @@ export async function benchCluster(
     for (const processes of processCounts) {
       // A fresh database per configuration, so one run's rows do not slow the next.
       const url = cluster.connectionString(await cluster.createDatabase());
-      rows.push(await runConfig("postgres", url, processes, sessions, concurrency));
+      const row = await runConfig("postgres", url, processes, sessions, concurrency);
+      if (processes >= 2) row.takeover = await benchTakeover(url, processes, takeoverSessions);
+      rows.push(row);
     }
   } finally {
     await cluster.stop();
@@ -127,15 +139,41 @@ export async function benchCluster(
   return { sessions, concurrencyPerProcess: concurrency, rows };
 }
 
+const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixed(2)} s` : "never");
+
 export function clusterTable(result: ClusterResult): string {
   const head = `${result.sessions} sessions × 1 turn, ${result.concurrencyPerProcess} in flight per process`;
   const lines = [
-    "store       procs  turns/s  events/s  commit p50  commit p99  failed",
-    ...result.rows.map(
-      (r) =>
-        `${(r.store === "postgres" && !r.notify ? "postgres*" : r.store).padEnd(11)} ${String(r.processes).padStart(5)} ${r.turnsPerSecond.toFixed(0).padStart(8)} ${r.eventsPerSecond.toFixed(0).padStart(9)} ${`${(r.commitP50Us / 1000).toFixed(2)} ms`.padStart(11)} ${`${(r.commitP99Us / 1000).toFixed(2)} ms`.padStart(11)} ${String(r.failedTurns).padStart(7)}`,
-    ),
+    "store       procs  turns/s  events/s  commit p50  commit p99  failed  trips/turn  takeover p50  takeover p90  finish p90",
+    ...result.rows.map((r) => {
+      const t = r.takeover;
+      return [
+        (r.store === "postgres" && !r.notify ? "postgres*" : r.store).padEnd(11),
+        String(r.processes).padStart(5),
+        r.turnsPerSecond.toFixed(0).padStart(8),
+        r.eventsPerSecond.toFixed(0).padStart(9),
+        `${(r.commitP50Us / 1000).toFixed(2)} ms`.padStart(11),
+        `${(r.commitP99Us / 1000).toFixed(2)} ms`.padStart(11),
+        String(r.failedTurns).padStart(7),
+        (r.roundTripsPerTurn === null ? "-" : r.roundTripsPerTurn.toFixed(1)).padStart(11),
+        (t ? ms(t.resumeP50Ms) : "-").padStart(13),
+        (t ? ms(t.resumeP90Ms) : "-").padStart(13),
+        (t ? ms(t.finishP90Ms) : "-").padStart(11),
+      ].join(" ");
+    }),
   ];
-  const note = "postgres* = one process without NOTIFY/LISTEN (the price of the signal)";
-  return `${head}\n${lines.join("\n")}\n${note}`;
+  const takeover = result.rows.find((r) => r.takeover)?.takeover;
+  const notes = [
+    "postgres* = one process without NOTIFY/LISTEN (the price of the signal)",
+    "trips/turn = PostgreSQL round trips per session with one turn (create, turn, wait), all processes",
+  ];
+  if (takeover) {
+    const lost = result.rows.reduce((n, r) => n + (r.takeover?.lost ?? 0), 0);
+    notes.push(
+      `takeover = ${takeover.sessions} running turns of a SIGKILLed process (lease ${BENCH_LEASE_MS / 1000} s), ` +
+        `time from the kill until a survivor resumed each (p50, p90) and until it finished (p90); ` +
+        `an undisturbed turn takes ${ms(takeover.normalTurnMs)}; turns lost: ${lost}`,
+    );
+  }
+  return `${head}\n${lines.join("\n")}\n${notes.join("\n")}`;
 }
