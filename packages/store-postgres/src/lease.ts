@@ -1,33 +1,7 @@
 // Lease rules (invariant 2). A lease is free when nobody holds it or it expired
 // (expiresAt <= now); its holder may always extend it at the same epoch; any change of holder
-// increments the epoch, the fencing token every write of the holder carries.
-import type { Lease } from "@opencomputer/runtime";
-
-/** The lease columns of a locked session row. */
-export interface LeaseState {
-  holder: string | null;
-  epoch: number;
-  expiresAt: number;
-}
-
-/** The lease `runtimeId` gets when asking at `now`, or null while another runtime holds it. */
-export function nextLease(
-  current: LeaseState,
-  runtimeId: string,
-  ttlMs: number,
-  now: number,
-): Lease | null {
-  const expiresAt = now + ttlMs;
-  if (current.holder === runtimeId) return { runtimeId, epoch: current.epoch, expiresAt };
-  if (current.holder === null || current.expiresAt <= now) {
-    return { runtimeId, epoch: current.epoch + 1, expiresAt };
-  }
-  return null;
-}
-
-export const WRITE_LEASE = `UPDATE sessions SET lease_runtime_id = $2, lease_epoch = $3,
-  lease_expires_at = $4 WHERE id = $1`;
-
+// increments the epoch, the fencing token every write of the holder carries. Taking a lease is
+// oc_write's (write-function.ts); renewing, releasing and ending them are these statements.
 /** Only while held with this epoch: a lost lease is never extended by its old holder. */
 export const RENEW_LEASE = `UPDATE sessions SET lease_expires_at = $4
   WHERE id = $1 AND lease_runtime_id = $2 AND lease_epoch = $3`;

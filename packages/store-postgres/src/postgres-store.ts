@@ -1,7 +1,8 @@
-// The Store port on PostgreSQL through a node-postgres Pool. Every write is one transaction
-// that starts by locking the session row (SELECT ... FOR UPDATE): that serialises the writers
-// of one session across connections and processes, while different sessions proceed in
-// parallel. Reads are single statements on any pooled connection.
+// The Store port on PostgreSQL through a node-postgres Pool. Every write is one statement, so one
+// round trip and its own transaction: a batch is one call of oc_write (write-function.ts), which
+// starts by locking the session row (SELECT ... FOR UPDATE): that serialises the writers of one
+// session across connections and processes, while different sessions proceed in parallel.
+// Reads are single statements on any pooled connection.
 
 import type {
   ApprovalRecord,
@@ -23,14 +24,7 @@ import { isoNow } from "@opencomputer/runtime";
 import pg from "pg";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
-import {
-  EXPIRE_LEASES_OF,
-  LIVE_LEASE_HOLDERS,
-  nextLease,
-  RELEASE_LEASE,
-  RENEW_LEASE,
-  WRITE_LEASE,
-} from "./lease.ts";
+import { EXPIRE_LEASES_OF, LIVE_LEASE_HOLDERS, RELEASE_LEASE, RENEW_LEASE } from "./lease.ts";
 import { channelFor, RELEASE_LEASE_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
 import {
@@ -55,7 +49,14 @@ import {
   turnFromRow,
 } from "./rows.ts";
 import { migrate } from "./schema.ts";
-import { insertEvents, lockSession, numberEvents, writeBatch } from "./write-batch.ts";
+import {
+  type BatchEnd,
+  insertEvents,
+  numberEvents,
+  WRITE_CALL,
+  type WriteRow,
+  writeCall,
+} from "./write-batch.ts";
 
 export interface PostgresStoreOptions {
   /** e.g. `postgresql://user:pass@host:5432/db`; or give the connection in `pool`. */
@@ -77,8 +78,6 @@ export interface PostgresStoreOptions {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 
-type Tx = pg.PoolClient;
-
 export class PostgresStore implements Store {
   private closed = false;
 
@@ -93,7 +92,9 @@ export class PostgresStore implements Store {
     session: SessionRecord,
     events: readonly NewEvent[],
   ): Promise<{ session: SessionRecord; created: boolean }> {
-    return this.transaction(async (tx) => {
+    // One statement, so its own transaction: no BEGIN and COMMIT round trips.
+    const tx = this.pool;
+    try {
       const params: unknown[] = [
         session.id,
         session.agentId,
@@ -143,14 +144,14 @@ export class PostgresStore implements Store {
         return { session: sessionFromRow(rows[0]!), created: false };
       }
       return { session: sessionFromRow(inserted.rows[0]), created: true };
-    });
+    } catch (error) {
+      throw toStoreError(error);
+    }
   }
 
   async apply(sessionId: string, batch: WriteBatch): Promise<EventRecord[]> {
-    return this.transaction(async (tx) => {
-      const locked = await lockSession(tx, sessionId, batch.expectTurn?.id);
-      return writeBatch(tx, sessionId, locked, batch, { channel: this.channel });
-    });
+    const { events } = await this.write(sessionId, batch, { channel: this.channel });
+    return events;
   }
 
   async acquireLease(
@@ -159,13 +160,13 @@ export class PostgresStore implements Store {
     ttlMs: number,
     now: number = Date.now(),
   ): Promise<Lease | null> {
-    return this.transaction(async (tx) => {
-      const lease = nextLease(await lockSession(tx, sessionId), runtimeId, ttlMs, now);
-      if (lease !== null) {
-        await tx.query(WRITE_LEASE, [sessionId, lease.runtimeId, lease.epoch, lease.expiresAt]);
-      }
-      return lease;
-    });
+    const claim = { runtimeId, expiresAt: now + ttlMs, now };
+    const { lease } = await this.write(
+      sessionId,
+      { ops: [], events: [] },
+      { channel: null, claim },
+    );
+    return lease;
   }
 
   async applyWithLease(
@@ -174,22 +175,40 @@ export class PostgresStore implements Store {
     ttlMs: number,
     batch: WriteBatch,
   ): Promise<{ lease: Lease; events: EventRecord[] } | null> {
-    return this.transaction(async (tx) => {
-      const locked = await lockSession(tx, sessionId, batch.expectTurn?.id);
-      const lease = nextLease(locked, runtimeId, ttlMs, Date.now());
-      if (lease === null) return null;
-      // The lease is written with the batch's last statement: nothing before it reads the
-      // lease columns, and the guards see it through `leased`.
-      const leased = { ...locked, holder: lease.runtimeId, epoch: lease.epoch };
-      const events = await writeBatch(
-        tx,
-        sessionId,
-        leased,
-        { ...batch, fence: lease },
-        { channel: this.channel, lease },
-      );
-      return { lease, events };
-    });
+    const now = Date.now();
+    const claim = { runtimeId, expiresAt: now + ttlMs, now };
+    // The claim replaces any fence: the batch is written under the lease it takes.
+    const { fence: _, ...unfenced } = batch;
+    const written = await this.write(sessionId, unfenced, { channel: this.channel, claim });
+    return written.lease === null ? null : { lease: written.lease, events: written.events };
+  }
+
+  /**
+   * One call of oc_write (write-function.ts): one round trip, one transaction. `lease` is the
+   * claim's outcome (null when refused, with nothing written), or null without a claim.
+   */
+  private async write(
+    sessionId: string,
+    batch: WriteBatch,
+    end: BatchEnd,
+  ): Promise<{ events: EventRecord[]; lease: Lease | null }> {
+    const call = writeCall(sessionId, batch, end);
+    let row: WriteRow;
+    try {
+      row = (await this.pool.query<WriteRow>(WRITE_CALL, call.params)).rows[0]!;
+    } catch (error) {
+      throw toStoreError(error);
+    }
+    if (!row.claimed) return { events: [], lease: null };
+    const lease =
+      end.claim === undefined
+        ? null
+        : {
+            runtimeId: end.claim.runtimeId,
+            epoch: Number(row.lease_epoch),
+            expiresAt: end.claim.expiresAt,
+          };
+    return { events: call.events(Number(row.base_seq)), lease };
   }
 
   async renewLease(
@@ -423,35 +442,8 @@ export class PostgresStore implements Store {
     await this.pool.end();
   }
 
-  /**
-   * Runs `fn` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK
-   * (nothing written) when it throws; unique violations surface as StoreError `duplicate`.
-   */
-  private async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const tx = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      // READ COMMITTED explicitly, whatever the server default: after the row lock, each
-      // guard's statement must see the latest committed state, not a snapshot from BEGIN.
-      await tx.query("BEGIN ISOLATION LEVEL READ COMMITTED");
-      const result = await fn(tx);
-      await tx.query("COMMIT");
-      return result;
-    } catch (error) {
-      try {
-        await tx.query("ROLLBACK");
-      } catch (rollbackError) {
-        // The connection is unusable; tell the pool to discard it rather than reuse it.
-        broken = rollbackError as Error;
-      }
-      throw toStoreError(error);
-    } finally {
-      tx.release(broken);
-    }
-  }
-
   private async readSession(
-    db: pg.Pool | Tx,
+    db: pg.Pool,
     column: "id",
     value: string,
   ): Promise<SessionRecord | undefined> {

@@ -11,6 +11,7 @@ import type pg from "pg";
 // filters. Ids and ISO timestamps are `COLLATE "C"`: byte order, as the engine compares them,
 // whatever the database's locale. `rid` is the insertion order.
 import { APPROVALS_V2 } from "./approvals.ts";
+import { WRITE_FUNCTION_V4 } from "./write-function.ts";
 
 const V1 = `
 CREATE TABLE sessions (
@@ -131,7 +132,7 @@ CREATE INDEX sessions_by_project_created ON sessions (project_id, created_at DES
 `;
 
 /** Migration n (1-based) brings the schema from version n-1 to n. Append only. */
-export const MIGRATIONS: readonly string[] = [V1, APPROVALS_V2, PROJECTS_V3];
+export const MIGRATIONS: readonly string[] = [V1, APPROVALS_V2, PROJECTS_V3, WRITE_FUNCTION_V4];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
