@@ -130,7 +130,7 @@ export async function benchCluster(
       // A fresh database per configuration, so one run's rows do not slow the next.
       const url = cluster.connectionString(await cluster.createDatabase());
       const row = await runConfig("postgres", url, processes, sessions, concurrency);
-      if (processes >= 2) row.takeover = await benchTakeover(url, processes, takeoverSessions);
+      if (processes >= 2 && takeoverSessions > 0) row.takeover = await benchTakeover(url, processes, takeoverSessions);
       rows.push(row);
     }
   } finally {

@@ -80,6 +80,8 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 
 export class PostgresStore implements Store {
   private closed = false;
+  /** Names of the prepared statements, by text (see `query`). */
+  private readonly statementNames = new Map<string, string>();
 
   /** Use `createPostgresStore`, which also migrates the schema. */
   constructor(
@@ -93,7 +95,6 @@ export class PostgresStore implements Store {
     events: readonly NewEvent[],
   ): Promise<{ session: SessionRecord; created: boolean }> {
     // One statement, so its own transaction: no BEGIN and COMMIT round trips.
-    const tx = this.pool;
     try {
       const params: unknown[] = [
         session.id,
@@ -133,11 +134,11 @@ export class PostgresStore implements Store {
           appended AS (${insertEvents(params, appended, "EXISTS (SELECT 1 FROM created)")})
           SELECT * FROM created`;
       }
-      const inserted = await tx.query<SessionRow>(sql, params);
+      const inserted = await this.query<SessionRow>(sql, params);
       if (inserted.rows[0] === undefined) {
         // The key is taken. ON CONFLICT waited for a concurrent creator to commit, so this
         // new statement sees its row (READ COMMITTED: a fresh snapshot per statement).
-        const { rows } = await tx.query<SessionRow>(
+        const { rows } = await this.query<SessionRow>(
           `SELECT ${SESSION_COLUMNS} FROM sessions WHERE project_id = $1 AND idempotency_key = $2`,
           [session.projectId, session.idempotencyKey],
         );
@@ -195,7 +196,7 @@ export class PostgresStore implements Store {
     const call = writeCall(sessionId, batch, end);
     let row: WriteRow;
     try {
-      row = (await this.pool.query<WriteRow>(WRITE_CALL, call.params)).rows[0]!;
+      row = (await this.query<WriteRow>(WRITE_CALL, call.params)).rows[0]!;
     } catch (error) {
       throw toStoreError(error);
     }
@@ -218,7 +219,7 @@ export class PostgresStore implements Store {
     now: number = Date.now(),
   ): Promise<Lease | null> {
     const expiresAt = now + ttlMs;
-    const { rowCount } = await this.pool.query(RENEW_LEASE, [
+    const { rowCount } = await this.query(RENEW_LEASE, [
       sessionId,
       lease.runtimeId,
       lease.epoch,
@@ -229,12 +230,12 @@ export class PostgresStore implements Store {
 
   async releaseLease(sessionId: string, lease: Lease): Promise<void> {
     const params = [sessionId, lease.runtimeId, lease.epoch, lease.expiresAt];
-    if (this.channel === null) await this.pool.query(RELEASE_LEASE, params);
-    else await this.pool.query(RELEASE_LEASE_AND_NOTIFY, [...params, this.channel]);
+    if (this.channel === null) await this.query(RELEASE_LEASE, params);
+    else await this.query(RELEASE_LEASE_AND_NOTIFY, [...params, this.channel]);
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
-    return this.readSession(this.pool, "id", sessionId);
+    return this.readSession("id", sessionId);
   }
 
   async listSessions(filter: SessionFilter): Promise<SessionRecord[]> {
@@ -272,7 +273,7 @@ export class PostgresStore implements Store {
   }
 
   async listTurns(sessionId: string): Promise<TurnRecord[]> {
-    const { rows } = await this.pool.query<TurnRow>(
+    const { rows } = await this.query<TurnRow>(
       `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 ORDER BY rid`,
       [sessionId],
     );
@@ -281,7 +282,7 @@ export class PostgresStore implements Store {
 
   async listActiveTurns(sessionId: string): Promise<TurnRecord[]> {
     // The same condition as the partial index turns_active.
-    const { rows } = await this.pool.query<TurnRow>(
+    const { rows } = await this.query<TurnRow>(
       `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 AND status IN ('queued', 'running') ORDER BY rid`,
       [sessionId],
     );
@@ -289,7 +290,7 @@ export class PostgresStore implements Store {
   }
 
   async lastSettledTurn(sessionId: string): Promise<TurnRecord | undefined> {
-    const { rows } = await this.pool.query<TurnRow>(
+    const { rows } = await this.query<TurnRow>(
       `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 AND settled_at IS NOT NULL
          AND outcome IS DISTINCT FROM 'steered' ORDER BY settled_at DESC, rid DESC LIMIT 1`,
       [sessionId],
@@ -323,7 +324,7 @@ export class PostgresStore implements Store {
   }
 
   async listMessages(sessionId: string): Promise<MessageRecord[]> {
-    const { rows } = await this.pool.query<MessageRow>(
+    const { rows } = await this.query<MessageRow>(
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = $1 ORDER BY rid`,
       [sessionId],
     );
@@ -331,7 +332,7 @@ export class PostgresStore implements Store {
   }
 
   async listToolCalls(sessionId: string, turnId?: string): Promise<ToolCallRecord[]> {
-    const { rows } = await this.pool.query<ToolCallRow>(
+    const { rows } = await this.query<ToolCallRow>(
       `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls
        WHERE session_id = $1 AND ($2::text IS NULL OR turn_id = $2) ORDER BY rid`,
       [sessionId, turnId ?? null],
@@ -349,7 +350,7 @@ export class PostgresStore implements Store {
 
   async listResults(sessionId: string, filter: ResultFilter): Promise<ResultRecord[]> {
     // An unknown `after` matches nothing (rid > NULL), rather than restarting from the top.
-    const { rows } = await this.pool.query<ResultRow>(
+    const { rows } = await this.query<ResultRow>(
       `SELECT ${RESULT_COLUMNS} FROM results
        WHERE session_id = $1
          AND ($2::text IS NULL OR turn_id = $2)
@@ -386,7 +387,7 @@ export class PostgresStore implements Store {
   }
 
   async listApprovals(sessionId: string): Promise<ApprovalRecord[]> {
-    const { rows } = await this.pool.query<ApprovalRow>(
+    const { rows } = await this.query<ApprovalRow>(
       `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE session_id = $1 ORDER BY rid`,
       [sessionId],
     );
@@ -397,7 +398,7 @@ export class PostgresStore implements Store {
     statuses: readonly ApprovalStatus[],
     limit: number,
   ): Promise<ApprovalRecord[]> {
-    const { rows } = await this.pool.query<ApprovalRow>(
+    const { rows } = await this.query<ApprovalRow>(
       `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = ANY($1::text[]) ORDER BY rid LIMIT $2`,
       [[...statuses], Math.max(0, limit)],
     );
@@ -405,7 +406,7 @@ export class PostgresStore implements Store {
   }
 
   async readEvents(sessionId: string, after: number, limit: number): Promise<EventRecord[]> {
-    const { rows } = await this.pool.query<EventRow>(
+    const { rows } = await this.query<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE session_id = $1 AND seq > $2
        ORDER BY seq LIMIT $3`,
       [sessionId, after, Math.max(0, limit)],
@@ -414,7 +415,7 @@ export class PostgresStore implements Store {
   }
 
   async listRecoverableSessions(now: number = Date.now()): Promise<string[]> {
-    const { rows } = await this.pool.query<{ id: string }>(
+    const { rows } = await this.query<{ id: string }>(
       `SELECT s.id FROM sessions s
        WHERE s.status <> 'ended'
          AND (s.lease_runtime_id IS NULL OR s.lease_expires_at <= $1)
@@ -427,12 +428,12 @@ export class PostgresStore implements Store {
   }
 
   async listLeaseHolders(now: number = Date.now()): Promise<string[]> {
-    const { rows } = await this.pool.query<{ holder: string }>(LIVE_LEASE_HOLDERS, [now]);
+    const { rows } = await this.query<{ holder: string }>(LIVE_LEASE_HOLDERS, [now]);
     return rows.map((r) => r.holder);
   }
 
   async expireLeasesOf(runtimeId: string): Promise<string[]> {
-    const { rows } = await this.pool.query<{ id: string }>(EXPIRE_LEASES_OF, [runtimeId]);
+    const { rows } = await this.query<{ id: string }>(EXPIRE_LEASES_OF, [runtimeId]);
     return rows.map((r) => r.id);
   }
 
@@ -442,12 +443,24 @@ export class PostgresStore implements Store {
     await this.pool.end();
   }
 
-  private async readSession(
-    db: pg.Pool,
-    column: "id",
-    value: string,
-  ): Promise<SessionRecord | undefined> {
-    const { rows } = await db.query<SessionRow>(
+  /**
+   * A statement whose text never varies, prepared once per connection (a named statement):
+   * PostgreSQL parses and plans it once, not on every call.
+   */
+  private query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    let name = this.statementNames.get(text);
+    if (name === undefined) {
+      name = `oc_${this.statementNames.size}`;
+      this.statementNames.set(text, name);
+    }
+    return this.pool.query<R>({ name, text, values });
+  }
+
+  private async readSession(column: "id", value: string): Promise<SessionRecord | undefined> {
+    const { rows } = await this.query<SessionRow>(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${column} = $1`,
       [value],
     );
@@ -459,7 +472,7 @@ export class PostgresStore implements Store {
     params: unknown[],
     map: (row: R) => T,
   ): Promise<T | undefined> {
-    const { rows } = await this.pool.query<R>(sql, params);
+    const { rows } = await this.query<R>(sql, params);
     return rows[0] === undefined ? undefined : map(rows[0]);
   }
 }
