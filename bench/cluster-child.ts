@@ -8,6 +8,9 @@
 // Takeover mode (`takeover` in argv) runs the cluster tests' fixture (its `step` tool sleeps
 // OC_STEP_MS): on `{ start }` it sends that many turns at once and answers when every one is
 // running, so the parent can SIGKILL it mid-turn and watch the others take over.
+//
+// On "count" it answers with the round trips it sent so far, so the idle benchmark can count
+// what a process sends while it has nothing to do.
 
 import { fileURLToPath } from "node:url";
 import { createModelResolver, createScriptModel } from "@opencomputer/models";
@@ -162,7 +165,9 @@ async function throughput(go: ChildGo): Promise<ChildReport> {
   };
 }
 
-process.on("message", async (message: ChildGo | ChildStart | "close") => {
+process.on("message", async (message: ChildGo | ChildStart | "close" | "count") => {
+  // The round trips so far (the idle benchmark reads it twice and takes the difference).
+  if (message === "count") return send({ roundTrips });
   if (message === "close") {
     await runtime.close();
     await signal?.close();

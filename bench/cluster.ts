@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import type { ChildGo, ChildReport } from "./cluster-child.ts";
 import { BENCH_LEASE_MS } from "./cluster-config.ts";
+import { benchIdle, type IdleResult, idleTable } from "./idle.ts";
 import { percentile } from "./stats.ts";
 import { benchTakeover, type TakeoverResult } from "./takeover.ts";
 
@@ -38,11 +39,13 @@ export interface ClusterResult {
   sessions: number;
   concurrencyPerProcess: number;
   rows: ClusterRow[];
+  /** 10,000 idle sessions on 4 processes: what they send while nothing happens. */
+  idle: IdleResult | null;
 }
 
 const CHILD = fileURLToPath(new URL("./cluster-child.ts", import.meta.url));
 
-function startChild(url: string, notify: boolean): Promise<ChildProcess> {
+export function startChild(url: string, notify: boolean): Promise<ChildProcess> {
   const child = fork(CHILD, notify ? [url] : [url, "nonotify"], {
     execArgv: ["--import", "tsx"],
     stdio: "inherit",
@@ -114,8 +117,10 @@ export async function benchCluster(
   concurrency = 16,
   processCounts: readonly number[] = [1, 2, 4],
   takeoverSessions = 50,
+  idleSessions = 10_000,
 ): Promise<ClusterResult> {
   const rows: ClusterRow[] = [];
+  let idle: IdleResult | null = null;
   const dir = mkdtempSync(join(tmpdir(), "oc-bench-cluster-"));
   try {
     rows.push(await runConfig("sqlite", join(dir, "data.db"), 1, sessions, concurrency));
@@ -130,13 +135,20 @@ export async function benchCluster(
       // A fresh database per configuration, so one run's rows do not slow the next.
       const url = cluster.connectionString(await cluster.createDatabase());
       const row = await runConfig("postgres", url, processes, sessions, concurrency);
-      if (processes >= 2 && takeoverSessions > 0) row.takeover = await benchTakeover(url, processes, takeoverSessions);
+      if (processes >= 2 && takeoverSessions > 0)
+        row.takeover = await benchTakeover(url, processes, takeoverSessions);
       rows.push(row);
+    }
+    if (idleSessions > 0) {
+      idle = await benchIdle(
+        cluster.connectionString(await cluster.createDatabase()),
+        idleSessions,
+      );
     }
   } finally {
     await cluster.stop();
   }
-  return { sessions, concurrencyPerProcess: concurrency, rows };
+  return { sessions, concurrencyPerProcess: concurrency, rows, idle };
 }
 
 const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixed(2)} s` : "never");
@@ -175,5 +187,6 @@ export function clusterTable(result: ClusterResult): string {
         `an undisturbed turn takes ${ms(takeover.normalTurnMs)}; turns lost: ${lost}`,
     );
   }
-  return `${head}\n${lines.join("\n")}\n${notes.join("\n")}`;
+  const idle = result.idle ? `\n${idleTable(result.idle)}` : "";
+  return `${head}\n${lines.join("\n")}\n${notes.join("\n")}${idle}`;
 }

@@ -24,7 +24,13 @@ import { isoNow } from "@opencomputer/runtime";
 import pg from "pg";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
-import { EXPIRE_LEASES_OF, LIVE_LEASE_HOLDERS, RELEASE_LEASE, RENEW_LEASE } from "./lease.ts";
+import {
+  EXPIRE_LEASES_OF,
+  LIST_RECOVERABLE,
+  LIVE_LEASE_HOLDERS,
+  RELEASE_LEASE,
+  RENEW_LEASE,
+} from "./lease.ts";
 import { channelFor, RELEASE_LEASE_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
 import {
@@ -415,15 +421,7 @@ export class PostgresStore implements Store {
   }
 
   async listRecoverableSessions(now: number = Date.now()): Promise<string[]> {
-    const { rows } = await this.query<{ id: string }>(
-      `SELECT s.id FROM sessions s
-       WHERE s.status <> 'ended'
-         AND (s.lease_runtime_id IS NULL OR s.lease_expires_at <= $1)
-         AND EXISTS (SELECT 1 FROM turns t
-                     WHERE t.session_id = s.id AND t.status IN ('queued', 'running'))
-       ORDER BY s.created_at, s.id`,
-      [now],
-    );
+    const { rows } = await this.query<{ id: string }>(LIST_RECOVERABLE, [now]);
     return rows.map((r) => r.id);
   }
 
