@@ -62,6 +62,11 @@ const url = process.argv[2]!;
 /** `nonotify`: one process without NOTIFY and LISTEN, to price the signal. */
 const notify = !process.argv.includes("nonotify");
 const takeover = process.argv.includes("takeover");
+/**
+ * `remote`: a runtime id without this process's incarnation, so no other process can judge it
+ * dead from /proc: how a runtime on another machine is taken over (its lease must expire).
+ */
+const remote = process.argv.includes("remote");
 const send = (message: unknown) => process.send!(message);
 
 // Every query node-postgres sends is one round trip (it does not pipeline): pool.query and a
@@ -110,6 +115,7 @@ const runtime = createRuntime({
     override: takeover ? undefined : SCRIPT_MODEL,
   }),
   leaseMs: BENCH_LEASE_MS,
+  ...(remote ? { runtimeId: `bench-remote-${process.pid}` } : {}),
   ...(signal ? { signal } : {}),
 });
 await runtime.start();

@@ -39,6 +39,8 @@ export interface ClusterResult {
   sessions: number;
   concurrencyPerProcess: number;
   rows: ClusterRow[];
+  /** The takeover again with 2 processes whose ids cannot be judged dead (as on two hosts). */
+  remoteTakeover: TakeoverResult | null;
   /** 10,000 idle sessions on 4 processes: what they send while nothing happens. */
   idle: IdleResult | null;
 }
@@ -121,6 +123,7 @@ export async function benchCluster(
 ): Promise<ClusterResult> {
   const rows: ClusterRow[] = [];
   let idle: IdleResult | null = null;
+  let remoteTakeover: TakeoverResult | null = null;
   const dir = mkdtempSync(join(tmpdir(), "oc-bench-cluster-"));
   try {
     rows.push(await runConfig("sqlite", join(dir, "data.db"), 1, sessions, concurrency));
@@ -139,6 +142,10 @@ export async function benchCluster(
         row.takeover = await benchTakeover(url, processes, takeoverSessions);
       rows.push(row);
     }
+    if (takeoverSessions > 0) {
+      const url = cluster.connectionString(await cluster.createDatabase());
+      remoteTakeover = await benchTakeover(url, 2, takeoverSessions, true);
+    }
     if (idleSessions > 0) {
       idle = await benchIdle(
         cluster.connectionString(await cluster.createDatabase()),
@@ -148,7 +155,7 @@ export async function benchCluster(
   } finally {
     await cluster.stop();
   }
-  return { sessions, concurrencyPerProcess: concurrency, rows, idle };
+  return { sessions, concurrencyPerProcess: concurrency, rows, remoteTakeover, idle };
 }
 
 const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixed(2)} s` : "never");
@@ -185,6 +192,13 @@ export function clusterTable(result: ClusterResult): string {
       `takeover = ${takeover.sessions} running turns of a SIGKILLed process (lease ${BENCH_LEASE_MS / 1000} s), ` +
         `time from the kill until a survivor resumed each (p50, p90) and until it finished (p90); ` +
         `an undisturbed turn takes ${ms(takeover.normalTurnMs)}; turns lost: ${lost}`,
+    );
+  }
+  const remote = result.remoteTakeover;
+  if (remote) {
+    notes.push(
+      `takeover from another host (2 processes, runtime ids /proc cannot judge, so the lease must expire): ` +
+        `resumed p50 ${ms(remote.resumeP50Ms)}, p90 ${ms(remote.resumeP90Ms)}; finished p90 ${ms(remote.finishP90Ms)}; turns lost: ${remote.lost}`,
     );
   }
   const idle = result.idle ? `\n${idleTable(result.idle)}` : "";

@@ -12,6 +12,8 @@ import { percentile } from "./stats.ts";
 
 export interface TakeoverResult {
   sessions: number;
+  /** Runtime ids without an incarnation: the dead one's leases had to expire. */
+  remote: boolean;
   /** The killed process's turns, each ms after the kill: resumed elsewhere / settled. */
   resumeP50Ms: number;
   resumeP90Ms: number;
@@ -25,8 +27,8 @@ export interface TakeoverResult {
 const CHILD = fileURLToPath(new URL("./cluster-child.ts", import.meta.url));
 const STEP_MS = 1000;
 
-function startChild(url: string): Promise<ChildProcess> {
-  const child = fork(CHILD, [url, "takeover"], {
+function startChild(url: string, remote: boolean): Promise<ChildProcess> {
+  const child = fork(CHILD, remote ? [url, "takeover", "remote"] : [url, "takeover"], {
     execArgv: ["--import", "tsx"],
     stdio: "inherit",
     env: { ...process.env, OC_STEP_MS: String(STEP_MS) },
@@ -67,12 +69,14 @@ export async function benchTakeover(
   url: string,
   processes: number,
   sessions = 50,
+  /** Runtime ids that cannot be judged dead from /proc, as on separate machines. */
+  remote = false,
 ): Promise<TakeoverResult> {
   const children: ChildProcess[] = [];
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {
-    for (let i = 0; i < processes; i++) children.push(await startChild(url));
+    for (let i = 0; i < processes; i++) children.push(await startChild(url, remote));
     const victim = children[0]!;
     const started = await new Promise<ChildStarted>((resolve) => {
       victim.once("message", (m) => resolve(m as ChildStarted));
@@ -98,6 +102,7 @@ export async function benchTakeover(
     const settled = after((m) => m.settled);
     return {
       sessions,
+      remote,
       resumeP50Ms: percentile(resumed, 50),
       resumeP90Ms: percentile(resumed, 90),
       finishP90Ms: percentile(settled, 90),
