@@ -51,6 +51,8 @@ export interface ChildReport {
   commitUs: number[];
   /** PostgreSQL round trips (queries sent) during the measured runs; 0 on SQLite. */
   roundTrips: number;
+  /** This process's CPU time (user + system) during the measured runs, ms. */
+  cpuMs: number;
 }
 
 /** The cluster tests' fixture: a `worker` agent whose `step` tool sleeps OC_STEP_MS. */
@@ -150,6 +152,7 @@ async function throughput(go: ChildGo): Promise<ChildReport> {
   commitUs.length = 0;
   events = 0;
   roundTrips = 0;
+  const cpu0 = process.cpuUsage();
   let next = 0;
   let failed = 0;
   const t0 = performance.now();
@@ -168,6 +171,7 @@ async function throughput(go: ChildGo): Promise<ChildReport> {
     wallMs: performance.now() - t0,
     commitUs,
     roundTrips,
+    cpuMs: (({ user, system }) => (user + system) / 1000)(process.cpuUsage(cpu0)),
   };
 }
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import type { ChildGo, ChildReport } from "./cluster-child.ts";
 import { BENCH_LEASE_MS } from "./cluster-config.ts";
+import { clusterCpu } from "./db-cpu.ts";
 import { benchIdle, type IdleResult, idleTable } from "./idle.ts";
 import { percentile } from "./stats.ts";
 import { benchTakeover, type TakeoverResult } from "./takeover.ts";
@@ -31,6 +32,9 @@ export interface ClusterRow {
   commitP99Us: number;
   /** PostgreSQL round trips per turn (each query node-postgres sends); null on SQLite. */
   roundTripsPerTurn: number | null;
+  /** CPU per turn of the runtime processes, and of the PostgreSQL cluster (null on SQLite), ms. */
+  runtimeCpuMsPerTurn: number;
+  dbCpuMsPerTurn: number | null;
   /** SIGKILL one of the processes mid-turn (PostgreSQL, 2+ processes); null otherwise. */
   takeover: TakeoverResult | null;
 }
@@ -71,6 +75,8 @@ async function runConfig(
   for (let i = 0; i < processes; i++) children.push(await startChild(url, notify));
   try {
     const share = Math.ceil(sessions / processes);
+    const dbCpu = store === "postgres" ? await clusterCpu(url) : () => 0;
+    const db0 = dbCpu();
     const reports = await Promise.all(
       children.map(
         (child) =>
@@ -80,6 +86,8 @@ async function runConfig(
           }),
       ),
     );
+    // The whole window of every process: warm-ups included, so a slight over-count.
+    const dbMs = dbCpu() - db0;
     const wallMs = Math.max(...reports.map((r) => r.wallMs));
     const turns = reports.reduce((n, r) => n + r.turns, 0);
     const events = reports.reduce((n, r) => n + r.events, 0);
@@ -99,6 +107,8 @@ async function runConfig(
       commitP99Us: percentile(commits, 99),
       roundTripsPerTurn:
         store === "postgres" ? reports.reduce((n, r) => n + r.roundTrips, 0) / turns : null,
+      runtimeCpuMsPerTurn: reports.reduce((n, r) => n + r.cpuMs, 0) / turns,
+      dbCpuMsPerTurn: store === "postgres" ? dbMs / turns : null,
       takeover: null,
     };
   } finally {
@@ -163,7 +173,7 @@ const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixe
 export function clusterTable(result: ClusterResult): string {
   const head = `${result.sessions} sessions × 1 turn, ${result.concurrencyPerProcess} in flight per process`;
   const lines = [
-    "store       procs  turns/s  events/s  commit p50  commit p99  failed  trips/turn  takeover p50  takeover p90  finish p90",
+    "store       procs  turns/s  events/s  commit p50  commit p99  failed  trips/turn  rt cpu/turn  db cpu/turn  takeover p50  takeover p90  finish p90",
     ...result.rows.map((r) => {
       const t = r.takeover;
       return [
@@ -175,6 +185,8 @@ export function clusterTable(result: ClusterResult): string {
         `${(r.commitP99Us / 1000).toFixed(2)} ms`.padStart(11),
         String(r.failedTurns).padStart(7),
         (r.roundTripsPerTurn === null ? "-" : r.roundTripsPerTurn.toFixed(1)).padStart(11),
+        `${r.runtimeCpuMsPerTurn.toFixed(2)} ms`.padStart(12),
+        (r.dbCpuMsPerTurn === null ? "-" : `${r.dbCpuMsPerTurn.toFixed(2)} ms`).padStart(12),
         (t ? ms(t.resumeP50Ms) : "-").padStart(13),
         (t ? ms(t.resumeP90Ms) : "-").padStart(13),
         (t ? ms(t.finishP90Ms) : "-").padStart(11),
@@ -185,6 +197,7 @@ export function clusterTable(result: ClusterResult): string {
   const notes = [
     "postgres* = one process without NOTIFY/LISTEN (the price of the signal)",
     "trips/turn = PostgreSQL round trips per session with one turn (create, turn, wait), all processes",
+    "rt cpu/turn, db cpu/turn = CPU time per turn of the runtime processes and of the PostgreSQL cluster (all its processes)",
   ];
   if (takeover) {
     const lost = result.rows.reduce((n, r) => n + (r.takeover?.lost ?? 0), 0);
