@@ -18,8 +18,10 @@ import { benchTakeover, type TakeoverResult } from "./takeover.ts";
 
 export interface ClusterRow {
   store: "postgres" | "sqlite";
-  /** False for the reference row without NOTIFY/LISTEN (one process only). */
+  /** False for the reference rows without NOTIFY/LISTEN (one process only). */
   notify: boolean;
+  /** fsync and synchronous_commit on: every commit waits for its WAL flush. */
+  durable: boolean;
   processes: number;
   turns: number;
   failedTurns: number;
@@ -95,6 +97,7 @@ async function runConfig(
     return {
       store,
       notify: store === "postgres" && notify,
+      durable: false,
       processes,
       turns,
       failedTurns: reports.reduce((n, r) => n + r.failedTurns, 0),
@@ -130,6 +133,7 @@ export async function benchCluster(
   processCounts: readonly number[] = [1, 2, 4],
   takeoverSessions = 50,
   idleSessions = 10_000,
+  durable = true,
 ): Promise<ClusterResult> {
   const rows: ClusterRow[] = [];
   let idle: IdleResult | null = null;
@@ -165,6 +169,21 @@ export async function benchCluster(
   } finally {
     await cluster.stop();
   }
+  if (durable) {
+    // The NOTIFY queue lock: a notifying transaction holds it from pre-commit until after its
+    // commit, WAL flush included, so with durable commits notifying writes are serialised. The
+    // same one-process run without and with NOTIFY on a cluster that flushes every commit.
+    const flushing = await startPrivateCluster({ durable: true });
+    try {
+      for (const notify of [false, true]) {
+        const url = flushing.connectionString(await flushing.createDatabase());
+        const row = await runConfig("postgres", url, 1, sessions, concurrency, notify);
+        rows.push({ ...row, durable: true });
+      }
+    } finally {
+      await flushing.stop();
+    }
+  }
   return { sessions, concurrencyPerProcess: concurrency, rows, remoteTakeover, idle };
 }
 
@@ -173,11 +192,13 @@ const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixe
 export function clusterTable(result: ClusterResult): string {
   const head = `${result.sessions} sessions × 1 turn, ${result.concurrencyPerProcess} in flight per process`;
   const lines = [
-    "store       procs  turns/s  events/s  commit p50  commit p99  failed  trips/turn  rt cpu/turn  db cpu/turn  takeover p50  takeover p90  finish p90",
+    "store         procs  turns/s  events/s  commit p50  commit p99  failed  trips/turn  rt cpu/turn  db cpu/turn  takeover p50  takeover p90  finish p90",
     ...result.rows.map((r) => {
       const t = r.takeover;
       return [
-        (r.store === "postgres" && !r.notify ? "postgres*" : r.store).padEnd(11),
+        `${r.store === "postgres" && !r.notify ? "postgres*" : r.store}${r.durable ? " (d)" : ""}`.padEnd(
+          13,
+        ),
         String(r.processes).padStart(5),
         r.turnsPerSecond.toFixed(0).padStart(8),
         r.eventsPerSecond.toFixed(0).padStart(9),
@@ -195,7 +216,7 @@ export function clusterTable(result: ClusterResult): string {
   ];
   const takeover = result.rows.find((r) => r.takeover)?.takeover;
   const notes = [
-    "postgres* = one process without NOTIFY/LISTEN (the price of the signal)",
+    "postgres* = one process without NOTIFY/LISTEN (the price of the signal); (d) = fsync and synchronous_commit on",
     "trips/turn = PostgreSQL round trips per session with one turn (create, turn, wait), all processes",
     "rt cpu/turn, db cpu/turn = CPU time per turn of the runtime processes and of the PostgreSQL cluster (all its processes)",
   ];

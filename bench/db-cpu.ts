@@ -21,9 +21,14 @@ function stat(pid: string): { ppid: string; cpuMs: number } | null {
 export async function clusterCpu(url: string): Promise<() => number> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
-  const { rows } = await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
-  await db.end();
-  const postmaster = stat(String(rows[0]!.pid))?.ppid;
+  let postmaster: string | undefined;
+  try {
+    const { rows } = await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    // Read while the backend still runs: it exits with the connection.
+    postmaster = stat(String(rows[0]!.pid))?.ppid;
+  } finally {
+    await db.end();
+  }
   return () => {
     if (postmaster === undefined) return 0;
     let total = stat(postmaster)?.cpuMs ?? 0;
