@@ -1,8 +1,18 @@
 // One runtime process of the cluster benchmark (bench/cluster.ts forks it): a runtime on the
-// store named by argv (postgres URL, with its LISTEN/NOTIFY signal, or a SQLite path) running
-// the support example on its scripted model. On "go" it runs its share of sessions — create,
-// one turn, wait — `concurrency` at a time, timing every store commit, and reports back.
+// store named by argv (postgres URL, with its LISTEN/NOTIFY signal, or a SQLite path).
+//
+// Throughput mode (the default) runs the support example on its scripted model: on "go" it runs
+// its share of sessions — create, one turn, wait — `concurrency` at a time, timing every store
+// commit and counting every PostgreSQL round trip (`pg.Client#query`), and reports back.
+//
+// Takeover mode (`takeover` in argv) runs the cluster tests' fixture (its `step` tool sleeps
+// OC_STEP_MS): on `{ start }` it sends that many turns at once and answers when every one is
+// running, so the parent can SIGKILL it mid-turn and watch the others take over.
+//
+// On "count" it answers with the round trips it sent so far, so the idle benchmark can count
+// what a process sends while it has nothing to do.
 
+import { fileURLToPath } from "node:url";
 import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import {
   createRuntime,
@@ -12,11 +22,24 @@ import {
 } from "@opencomputer/runtime";
 import { createPostgresSignal, createPostgresStore } from "@opencomputer/store-postgres";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
+import pg from "pg";
+import { BENCH_LEASE_MS } from "./cluster-config.ts";
 import { AGENT_ID, SCRIPT_MODEL, SUPPORT_DIR, USER_TEXT } from "./scenario.ts";
 
 export interface ChildGo {
   sessions: number;
   concurrency: number;
+}
+
+/** Takeover mode: send `start` turns and answer with a ChildStarted once all run. */
+export interface ChildStart {
+  start: number;
+}
+
+export interface ChildStarted {
+  sessionIds: string[];
+  /** Wall time of one undisturbed turn of the same agent, run just before, in ms. */
+  normalTurnMs: number;
 }
 
 export interface ChildReport {
@@ -26,12 +49,37 @@ export interface ChildReport {
   wallMs: number;
   /** Every commit's duration in microseconds (apply, applyWithLease, createSession). */
   commitUs: number[];
+  /** PostgreSQL round trips (queries sent) during the measured runs; 0 on SQLite. */
+  roundTrips: number;
+  /** This process's CPU time (user + system) during the measured runs, ms. */
+  cpuMs: number;
 }
+
+/** The cluster tests' fixture: a `worker` agent whose `step` tool sleeps OC_STEP_MS. */
+export const TAKEOVER_DIR = fileURLToPath(
+  new URL("../packages/store-postgres/test/cluster/fixture", import.meta.url),
+);
 
 const url = process.argv[2]!;
 /** `nonotify`: one process without NOTIFY and LISTEN, to price the signal. */
-const notify = process.argv[3] !== "nonotify";
+const notify = !process.argv.includes("nonotify");
+const takeover = process.argv.includes("takeover");
+/**
+ * `remote`: a runtime id without this process's incarnation, so no other process can judge it
+ * dead from /proc: how a runtime on another machine is taken over (its lease must expire).
+ */
+const remote = process.argv.includes("remote");
 const send = (message: unknown) => process.send!(message);
+
+// Every query node-postgres sends is one round trip (it does not pipeline): pool.query and a
+// transaction's statements all go through Client#query.
+let roundTrips = 0;
+const clientProto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+const query = clientProto.query;
+clientProto.query = function (this: pg.Client, ...args: unknown[]) {
+  roundTrips++;
+  return query.apply(this, args);
+};
 
 async function open(): Promise<{
   store: Store & { close(): Promise<void> };
@@ -62,31 +110,49 @@ for (const name of ["apply", "applyWithLease", "createSession"] as const) {
 }
 const runtime = createRuntime({
   store,
-  agents: createSourceAgents(SUPPORT_DIR),
-  models: createModelResolver({ providers: { script: createScriptModel }, override: SCRIPT_MODEL }),
+  agents: createSourceAgents(takeover ? TAKEOVER_DIR : SUPPORT_DIR),
+  models: createModelResolver({
+    providers: { script: createScriptModel },
+    // The fixture's agent names its own script (script/work).
+    override: takeover ? undefined : SCRIPT_MODEL,
+  }),
+  leaseMs: BENCH_LEASE_MS,
+  ...(remote ? { runtimeId: `bench-remote-${process.pid}` } : {}),
   ...(signal ? { signal } : {}),
 });
 await runtime.start();
+const agentId = takeover ? "worker" : AGENT_ID;
+const text = takeover ? "Run the steps." : USER_TEXT;
 
 async function oneSession(): Promise<boolean> {
-  const { session } = await runtime.sessions.create({ agentId: AGENT_ID });
-  const sent = await runtime.sessions.sendTurn(session.id, { text: USER_TEXT });
+  const { session } = await runtime.sessions.create({ agentId });
+  const sent = await runtime.sessions.sendTurn(session.id, { text });
   const turn = await runtime.sessions.waitForTurn(session.id, sent.turnId, { timeoutMs: 120_000 });
   return turn.status === "completed";
 }
 
-process.on("message", async (message: ChildGo | "close") => {
-  if (message === "close") {
-    await runtime.close();
-    await signal?.close();
-    await store.close();
-    process.exit(0);
-  }
-  const go = message as ChildGo;
+async function startTurns(count: number): Promise<ChildStarted> {
+  const t0 = performance.now();
+  await oneSession();
+  const normalTurnMs = performance.now() - t0;
+  const sessionIds = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const { session } = await runtime.sessions.create({ agentId });
+      const sent = await runtime.sessions.sendTurn(session.id, { text });
+      if (sent.status !== "running") throw new Error(`turn ${sent.turnId} is ${sent.status}`);
+      return session.id;
+    }),
+  );
+  return { sessionIds, normalTurnMs };
+}
+
+async function throughput(go: ChildGo): Promise<ChildReport> {
   // A warm-up session so module loading is not counted.
   await oneSession();
   commitUs.length = 0;
   events = 0;
+  roundTrips = 0;
+  const cpu0 = process.cpuUsage();
   let next = 0;
   let failed = 0;
   const t0 = performance.now();
@@ -98,13 +164,27 @@ process.on("message", async (message: ChildGo | "close") => {
       }
     }),
   );
-  const report: ChildReport = {
+  return {
     turns: go.sessions,
     failedTurns: failed,
     events,
     wallMs: performance.now() - t0,
     commitUs,
+    roundTrips,
+    cpuMs: (({ user, system }) => (user + system) / 1000)(process.cpuUsage(cpu0)),
   };
-  send(report);
+}
+
+process.on("message", async (message: ChildGo | ChildStart | "close" | "count") => {
+  // The round trips so far (the idle benchmark reads it twice and takes the difference).
+  if (message === "count") return send({ roundTrips });
+  if (message === "close") {
+    await runtime.close();
+    await signal?.close();
+    await store.close();
+    process.exit(0);
+  }
+  if ("start" in message) send(await startTurns(message.start));
+  else send(await throughput(message));
 });
 send("ready");

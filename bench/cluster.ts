@@ -10,12 +10,18 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import type { ChildGo, ChildReport } from "./cluster-child.ts";
+import { BENCH_LEASE_MS } from "./cluster-config.ts";
+import { clusterCpu } from "./db-cpu.ts";
+import { benchIdle, type IdleResult, idleTable } from "./idle.ts";
 import { percentile } from "./stats.ts";
+import { benchTakeover, type TakeoverResult } from "./takeover.ts";
 
 export interface ClusterRow {
   store: "postgres" | "sqlite";
-  /** False for the reference row without NOTIFY/LISTEN (one process only). */
+  /** False for the reference rows without NOTIFY/LISTEN (one process only). */
   notify: boolean;
+  /** fsync and synchronous_commit on: every commit waits for its WAL flush. */
+  durable: boolean;
   processes: number;
   turns: number;
   failedTurns: number;
@@ -26,17 +32,28 @@ export interface ClusterRow {
   commits: number;
   commitP50Us: number;
   commitP99Us: number;
+  /** PostgreSQL round trips per turn (each query node-postgres sends); null on SQLite. */
+  roundTripsPerTurn: number | null;
+  /** CPU per turn of the runtime processes, and of the PostgreSQL cluster (null on SQLite), ms. */
+  runtimeCpuMsPerTurn: number;
+  dbCpuMsPerTurn: number | null;
+  /** SIGKILL one of the processes mid-turn (PostgreSQL, 2+ processes); null otherwise. */
+  takeover: TakeoverResult | null;
 }
 
 export interface ClusterResult {
   sessions: number;
   concurrencyPerProcess: number;
   rows: ClusterRow[];
+  /** The takeover again with 2 processes whose ids cannot be judged dead (as on two hosts). */
+  remoteTakeover: TakeoverResult | null;
+  /** 10,000 idle sessions on 4 processes: what they send while nothing happens. */
+  idle: IdleResult | null;
 }
 
 const CHILD = fileURLToPath(new URL("./cluster-child.ts", import.meta.url));
 
-function startChild(url: string, notify: boolean): Promise<ChildProcess> {
+export function startChild(url: string, notify: boolean): Promise<ChildProcess> {
   const child = fork(CHILD, notify ? [url] : [url, "nonotify"], {
     execArgv: ["--import", "tsx"],
     stdio: "inherit",
@@ -60,6 +77,8 @@ async function runConfig(
   for (let i = 0; i < processes; i++) children.push(await startChild(url, notify));
   try {
     const share = Math.ceil(sessions / processes);
+    const dbCpu = store === "postgres" ? await clusterCpu(url) : () => 0;
+    const db0 = dbCpu();
     const reports = await Promise.all(
       children.map(
         (child) =>
@@ -69,6 +88,8 @@ async function runConfig(
           }),
       ),
     );
+    // The whole window of every process: warm-ups included, so a slight over-count.
+    const dbMs = dbCpu() - db0;
     const wallMs = Math.max(...reports.map((r) => r.wallMs));
     const turns = reports.reduce((n, r) => n + r.turns, 0);
     const events = reports.reduce((n, r) => n + r.events, 0);
@@ -76,6 +97,7 @@ async function runConfig(
     return {
       store,
       notify: store === "postgres" && notify,
+      durable: false,
       processes,
       turns,
       failedTurns: reports.reduce((n, r) => n + r.failedTurns, 0),
@@ -86,6 +108,11 @@ async function runConfig(
       commits: commits.length,
       commitP50Us: percentile(commits, 50),
       commitP99Us: percentile(commits, 99),
+      roundTripsPerTurn:
+        store === "postgres" ? reports.reduce((n, r) => n + r.roundTrips, 0) / turns : null,
+      runtimeCpuMsPerTurn: reports.reduce((n, r) => n + r.cpuMs, 0) / turns,
+      dbCpuMsPerTurn: store === "postgres" ? dbMs / turns : null,
+      takeover: null,
     };
   } finally {
     await Promise.all(
@@ -104,8 +131,13 @@ export async function benchCluster(
   sessions = 400,
   concurrency = 16,
   processCounts: readonly number[] = [1, 2, 4],
+  takeoverSessions = 50,
+  idleSessions = 10_000,
+  durable = true,
 ): Promise<ClusterResult> {
   const rows: ClusterRow[] = [];
+  let idle: IdleResult | null = null;
+  let remoteTakeover: TakeoverResult | null = null;
   const dir = mkdtempSync(join(tmpdir(), "oc-bench-cluster-"));
   try {
     rows.push(await runConfig("sqlite", join(dir, "data.db"), 1, sessions, concurrency));
@@ -119,23 +151,90 @@ export async function benchCluster(
     for (const processes of processCounts) {
       // A fresh database per configuration, so one run's rows do not slow the next.
       const url = cluster.connectionString(await cluster.createDatabase());
-      rows.push(await runConfig("postgres", url, processes, sessions, concurrency));
+      const row = await runConfig("postgres", url, processes, sessions, concurrency);
+      if (processes >= 2 && takeoverSessions > 0)
+        row.takeover = await benchTakeover(url, processes, takeoverSessions);
+      rows.push(row);
+    }
+    if (takeoverSessions > 0) {
+      const url = cluster.connectionString(await cluster.createDatabase());
+      remoteTakeover = await benchTakeover(url, 2, takeoverSessions, true);
+    }
+    if (idleSessions > 0) {
+      idle = await benchIdle(
+        cluster.connectionString(await cluster.createDatabase()),
+        idleSessions,
+      );
     }
   } finally {
     await cluster.stop();
   }
-  return { sessions, concurrencyPerProcess: concurrency, rows };
+  if (durable) {
+    // The NOTIFY queue lock: a notifying transaction holds it from pre-commit until after its
+    // commit, WAL flush included, so with durable commits notifying writes are serialised. The
+    // same one-process run without and with NOTIFY on a cluster that flushes every commit.
+    const flushing = await startPrivateCluster({ durable: true });
+    try {
+      for (const notify of [false, true]) {
+        const url = flushing.connectionString(await flushing.createDatabase());
+        const row = await runConfig("postgres", url, 1, sessions, concurrency, notify);
+        rows.push({ ...row, durable: true });
+      }
+    } finally {
+      await flushing.stop();
+    }
+  }
+  return { sessions, concurrencyPerProcess: concurrency, rows, remoteTakeover, idle };
 }
+
+const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixed(2)} s` : "never");
 
 export function clusterTable(result: ClusterResult): string {
   const head = `${result.sessions} sessions × 1 turn, ${result.concurrencyPerProcess} in flight per process`;
   const lines = [
-    "store       procs  turns/s  events/s  commit p50  commit p99  failed",
-    ...result.rows.map(
-      (r) =>
-        `${(r.store === "postgres" && !r.notify ? "postgres*" : r.store).padEnd(11)} ${String(r.processes).padStart(5)} ${r.turnsPerSecond.toFixed(0).padStart(8)} ${r.eventsPerSecond.toFixed(0).padStart(9)} ${`${(r.commitP50Us / 1000).toFixed(2)} ms`.padStart(11)} ${`${(r.commitP99Us / 1000).toFixed(2)} ms`.padStart(11)} ${String(r.failedTurns).padStart(7)}`,
-    ),
+    "store         procs  turns/s  events/s  commit p50  commit p99  failed  trips/turn  rt cpu/turn  db cpu/turn  takeover p50  takeover p90  finish p90",
+    ...result.rows.map((r) => {
+      const t = r.takeover;
+      return [
+        `${r.store === "postgres" && !r.notify ? "postgres*" : r.store}${r.durable ? " (d)" : ""}`.padEnd(
+          13,
+        ),
+        String(r.processes).padStart(5),
+        r.turnsPerSecond.toFixed(0).padStart(8),
+        r.eventsPerSecond.toFixed(0).padStart(9),
+        `${(r.commitP50Us / 1000).toFixed(2)} ms`.padStart(11),
+        `${(r.commitP99Us / 1000).toFixed(2)} ms`.padStart(11),
+        String(r.failedTurns).padStart(7),
+        (r.roundTripsPerTurn === null ? "-" : r.roundTripsPerTurn.toFixed(1)).padStart(11),
+        `${r.runtimeCpuMsPerTurn.toFixed(2)} ms`.padStart(12),
+        (r.dbCpuMsPerTurn === null ? "-" : `${r.dbCpuMsPerTurn.toFixed(2)} ms`).padStart(12),
+        (t ? ms(t.resumeP50Ms) : "-").padStart(13),
+        (t ? ms(t.resumeP90Ms) : "-").padStart(13),
+        (t ? ms(t.finishP90Ms) : "-").padStart(11),
+      ].join(" ");
+    }),
   ];
-  const note = "postgres* = one process without NOTIFY/LISTEN (the price of the signal)";
-  return `${head}\n${lines.join("\n")}\n${note}`;
+  const takeover = result.rows.find((r) => r.takeover)?.takeover;
+  const notes = [
+    "postgres* = one process without NOTIFY/LISTEN (the price of the signal); (d) = fsync and synchronous_commit on",
+    "trips/turn = PostgreSQL round trips per session with one turn (create, turn, wait), all processes",
+    "rt cpu/turn, db cpu/turn = CPU time per turn of the runtime processes and of the PostgreSQL cluster (all its processes)",
+  ];
+  if (takeover) {
+    const lost = result.rows.reduce((n, r) => n + (r.takeover?.lost ?? 0), 0);
+    notes.push(
+      `takeover = ${takeover.sessions} running turns of a SIGKILLed process (lease ${BENCH_LEASE_MS / 1000} s), ` +
+        `time from the kill until a survivor resumed each (p50, p90) and until it finished (p90); ` +
+        `an undisturbed turn takes ${ms(takeover.normalTurnMs)}; turns lost: ${lost}`,
+    );
+  }
+  const remote = result.remoteTakeover;
+  if (remote) {
+    notes.push(
+      `takeover from another host (2 processes, runtime ids /proc cannot judge, so the lease must expire): ` +
+        `resumed p50 ${ms(remote.resumeP50Ms)}, p90 ${ms(remote.resumeP90Ms)}; finished p90 ${ms(remote.finishP90Ms)}; turns lost: ${remote.lost}`,
+    );
+  }
+  const idle = result.idle ? `\n${idleTable(result.idle)}` : "";
+  return `${head}\n${lines.join("\n")}\n${notes.join("\n")}${idle}`;
 }

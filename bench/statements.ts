@@ -35,6 +35,7 @@ function kindOf(sql: string): StatementKind {
   // A write that also queues a NOTIFY (PostgreSQL folds them) counts as a write.
   if (/^(INSERT|UPDATE|DELETE)/.test(s) || (s.startsWith("WITH") && /\b(UPDATE|INSERT)\b/.test(s)))
     return "write";
+  if (s.includes("OC_WRITE(")) return "write";
   if (s.includes("PG_NOTIFY(")) return "notify";
   return "read";
 }
@@ -55,8 +56,8 @@ class Counter {
     }
     const top = [...this.counts]
       .sort((a, b) => b[1] - a[1])
-      .slice(0, 12)
-      .map(([sql, n]) => ({ sql: sql.slice(0, 80), perSession: n / sessions }));
+      .slice(0, 16)
+      .map(([sql, n]) => ({ sql: sql.slice(0, 110), perSession: n / sessions }));
     return { store, sessions, perSession, top };
   }
 }

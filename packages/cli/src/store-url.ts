@@ -35,7 +35,7 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//;
 
 /**
  * Lease timings, for operators and for tests that kill processes and wait for a takeover:
- * OPENCOMPUTER_LEASE_MS (30 000), OPENCOMPUTER_RECOVERY_INTERVAL_MS (lease / 2),
+ * OPENCOMPUTER_LEASE_MS (30 000), OPENCOMPUTER_RECOVERY_INTERVAL_MS (lease / 2, at most 1 s),
  * OPENCOMPUTER_IDLE_RELEASE_MS (1 000), OPENCOMPUTER_APPLY_TIMEOUT_MS (60 000: how long an
  * approved apply may run before its outcome counts as unknown). OPENCOMPUTER_RUNTIME_ID names
  * the runtime in leases and logs (default: a fresh id per process).

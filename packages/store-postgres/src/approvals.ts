@@ -1,14 +1,8 @@
-// Approvals on PostgreSQL: their table (migration 2), the two write ops and the reads. Kept
+// Approvals on PostgreSQL: their table (migration 2), their patchable fields and the reads
+// (the two write ops are write-function.ts's). Kept
 // apart from the session tables' code: approvals outlive their session's turns and are read
 // across sessions (recovery).
-import {
-  type ApprovalPatch,
-  type ApprovalRecord,
-  type ApprovalStatus,
-  StoreError,
-} from "@opencomputer/runtime";
-import type pg from "pg";
-import { toJson } from "./rows.ts";
+import type { ApprovalRecord, ApprovalStatus } from "@opencomputer/runtime";
 
 export const APPROVALS_V2 = `
 CREATE TABLE approvals (
@@ -87,35 +81,8 @@ export function approvalFromRow(r: ApprovalRow): ApprovalRecord {
   };
 }
 
-export async function insertApproval(client: pg.ClientBase, a: ApprovalRecord): Promise<void> {
-  await client.query(
-    `INSERT INTO approvals (${APPROVAL_COLUMNS})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-    [
-      a.id,
-      a.sessionId,
-      a.turnId,
-      a.toolCallId,
-      a.agentId,
-      a.deploymentId,
-      a.tool,
-      toJson(a.input),
-      toJson(a.card),
-      a.digest,
-      a.status,
-      toJson(a.decision),
-      toJson(a.outcome),
-      a.error,
-      a.attempts,
-      a.claimedBy,
-      a.claimedAt,
-      a.createdAt,
-      a.updatedAt,
-    ],
-  );
-}
-
-const FIELDS = [
+/** The patchable fields of an approval: [key in the patch, column, stored as JSON]. */
+export const APPROVAL_FIELDS = [
   ["status", "status", false],
   ["decision", "decision", true],
   ["outcome", "outcome", true],
@@ -124,37 +91,3 @@ const FIELDS = [
   ["claimedBy", "claimed_by", false],
   ["claimedAt", "claimed_at", false],
 ] as const;
-
-/** Compare-and-set: refused (`approval_state`) unless the approval is in an expected status. */
-export async function updateApproval(
-  client: pg.ClientBase,
-  sessionId: string,
-  id: string,
-  expect: readonly ApprovalStatus[],
-  patch: ApprovalPatch,
-  timestamp: string,
-): Promise<void> {
-  const { rows } = await client.query<{ status: ApprovalStatus }>(
-    "SELECT status FROM approvals WHERE id = $1 AND session_id = $2 FOR UPDATE",
-    [id, sessionId],
-  );
-  const status = rows[0]?.status;
-  if (status === undefined || !expect.includes(status)) {
-    throw new StoreError(
-      "approval_state",
-      status === undefined
-        ? `Session ${sessionId} has no approval ${id}.`
-        : `Approval ${id} is ${status}, expected ${expect.join(" or ")}.`,
-    );
-  }
-  let sql = "UPDATE approvals SET updated_at = $1";
-  const params: unknown[] = [timestamp];
-  for (const [key, column, json] of FIELDS) {
-    const value = patch[key];
-    if (value === undefined) continue;
-    params.push(json ? toJson(value) : value);
-    sql += `, ${column} = $${params.length}`;
-  }
-  params.push(id);
-  await client.query(`${sql} WHERE id = $${params.length}`, params);
-}

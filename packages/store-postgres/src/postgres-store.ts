@@ -1,7 +1,8 @@
-// The Store port on PostgreSQL through a node-postgres Pool. Every write is one transaction
-// that starts by locking the session row (SELECT ... FOR UPDATE): that serialises the writers
-// of one session across connections and processes, while different sessions proceed in
-// parallel. Reads are single statements on any pooled connection.
+// The Store port on PostgreSQL through a node-postgres Pool. Every write is one statement, so one
+// round trip and its own transaction: a batch is one call of oc_write (write-function.ts), which
+// starts by locking the session row (SELECT ... FOR UPDATE): that serialises the writers of one
+// session across connections and processes, while different sessions proceed in parallel.
+// Reads are single statements on any pooled connection.
 
 import type {
   ApprovalRecord,
@@ -25,11 +26,10 @@ import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals
 import { labelIndex } from "./label-index.ts";
 import {
   EXPIRE_LEASES_OF,
+  LIST_RECOVERABLE,
   LIVE_LEASE_HOLDERS,
-  nextLease,
   RELEASE_LEASE,
   RENEW_LEASE,
-  WRITE_LEASE,
 } from "./lease.ts";
 import { channelFor, RELEASE_LEASE_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
@@ -55,7 +55,14 @@ import {
   turnFromRow,
 } from "./rows.ts";
 import { migrate } from "./schema.ts";
-import { insertEvents, lockSession, numberEvents, writeBatch } from "./write-batch.ts";
+import {
+  type BatchEnd,
+  insertEvents,
+  numberEvents,
+  WRITE_CALL,
+  type WriteRow,
+  writeCall,
+} from "./write-batch.ts";
 
 export interface PostgresStoreOptions {
   /** e.g. `postgresql://user:pass@host:5432/db`; or give the connection in `pool`. */
@@ -77,10 +84,10 @@ export interface PostgresStoreOptions {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 
-type Tx = pg.PoolClient;
-
 export class PostgresStore implements Store {
   private closed = false;
+  /** Names of the prepared statements, by text (see `query`). */
+  private readonly statementNames = new Map<string, string>();
 
   /** Use `createPostgresStore`, which also migrates the schema. */
   constructor(
@@ -93,7 +100,8 @@ export class PostgresStore implements Store {
     session: SessionRecord,
     events: readonly NewEvent[],
   ): Promise<{ session: SessionRecord; created: boolean }> {
-    return this.transaction(async (tx) => {
+    // One statement, so its own transaction: no BEGIN and COMMIT round trips.
+    try {
       const params: unknown[] = [
         session.id,
         session.agentId,
@@ -132,25 +140,25 @@ export class PostgresStore implements Store {
           appended AS (${insertEvents(params, appended, "EXISTS (SELECT 1 FROM created)")})
           SELECT * FROM created`;
       }
-      const inserted = await tx.query<SessionRow>(sql, params);
+      const inserted = await this.query<SessionRow>(sql, params);
       if (inserted.rows[0] === undefined) {
         // The key is taken. ON CONFLICT waited for a concurrent creator to commit, so this
         // new statement sees its row (READ COMMITTED: a fresh snapshot per statement).
-        const { rows } = await tx.query<SessionRow>(
+        const { rows } = await this.query<SessionRow>(
           `SELECT ${SESSION_COLUMNS} FROM sessions WHERE project_id = $1 AND idempotency_key = $2`,
           [session.projectId, session.idempotencyKey],
         );
         return { session: sessionFromRow(rows[0]!), created: false };
       }
       return { session: sessionFromRow(inserted.rows[0]), created: true };
-    });
+    } catch (error) {
+      throw toStoreError(error);
+    }
   }
 
   async apply(sessionId: string, batch: WriteBatch): Promise<EventRecord[]> {
-    return this.transaction(async (tx) => {
-      const locked = await lockSession(tx, sessionId, batch.expectTurn?.id);
-      return writeBatch(tx, sessionId, locked, batch, { channel: this.channel });
-    });
+    const { events } = await this.write(sessionId, batch, { channel: this.channel });
+    return events;
   }
 
   async acquireLease(
@@ -159,13 +167,13 @@ export class PostgresStore implements Store {
     ttlMs: number,
     now: number = Date.now(),
   ): Promise<Lease | null> {
-    return this.transaction(async (tx) => {
-      const lease = nextLease(await lockSession(tx, sessionId), runtimeId, ttlMs, now);
-      if (lease !== null) {
-        await tx.query(WRITE_LEASE, [sessionId, lease.runtimeId, lease.epoch, lease.expiresAt]);
-      }
-      return lease;
-    });
+    const claim = { runtimeId, expiresAt: now + ttlMs, now };
+    const { lease } = await this.write(
+      sessionId,
+      { ops: [], events: [] },
+      { channel: null, claim },
+    );
+    return lease;
   }
 
   async applyWithLease(
@@ -174,22 +182,40 @@ export class PostgresStore implements Store {
     ttlMs: number,
     batch: WriteBatch,
   ): Promise<{ lease: Lease; events: EventRecord[] } | null> {
-    return this.transaction(async (tx) => {
-      const locked = await lockSession(tx, sessionId, batch.expectTurn?.id);
-      const lease = nextLease(locked, runtimeId, ttlMs, Date.now());
-      if (lease === null) return null;
-      // The lease is written with the batch's last statement: nothing before it reads the
-      // lease columns, and the guards see it through `leased`.
-      const leased = { ...locked, holder: lease.runtimeId, epoch: lease.epoch };
-      const events = await writeBatch(
-        tx,
-        sessionId,
-        leased,
-        { ...batch, fence: lease },
-        { channel: this.channel, lease },
-      );
-      return { lease, events };
-    });
+    const now = Date.now();
+    const claim = { runtimeId, expiresAt: now + ttlMs, now };
+    // The claim replaces any fence: the batch is written under the lease it takes.
+    const { fence: _, ...unfenced } = batch;
+    const written = await this.write(sessionId, unfenced, { channel: this.channel, claim });
+    return written.lease === null ? null : { lease: written.lease, events: written.events };
+  }
+
+  /**
+   * One call of oc_write (write-function.ts): one round trip, one transaction. `lease` is the
+   * claim's outcome (null when refused, with nothing written), or null without a claim.
+   */
+  private async write(
+    sessionId: string,
+    batch: WriteBatch,
+    end: BatchEnd,
+  ): Promise<{ events: EventRecord[]; lease: Lease | null }> {
+    const call = writeCall(sessionId, batch, end);
+    let row: WriteRow;
+    try {
+      row = (await this.query<WriteRow>(WRITE_CALL, call.params)).rows[0]!;
+    } catch (error) {
+      throw toStoreError(error);
+    }
+    if (!row.claimed) return { events: [], lease: null };
+    const lease =
+      end.claim === undefined
+        ? null
+        : {
+            runtimeId: end.claim.runtimeId,
+            epoch: Number(row.lease_epoch),
+            expiresAt: end.claim.expiresAt,
+          };
+    return { events: call.events(Number(row.base_seq)), lease };
   }
 
   async renewLease(
@@ -199,7 +225,7 @@ export class PostgresStore implements Store {
     now: number = Date.now(),
   ): Promise<Lease | null> {
     const expiresAt = now + ttlMs;
-    const { rowCount } = await this.pool.query(RENEW_LEASE, [
+    const { rowCount } = await this.query(RENEW_LEASE, [
       sessionId,
       lease.runtimeId,
       lease.epoch,
@@ -210,12 +236,12 @@ export class PostgresStore implements Store {
 
   async releaseLease(sessionId: string, lease: Lease): Promise<void> {
     const params = [sessionId, lease.runtimeId, lease.epoch, lease.expiresAt];
-    if (this.channel === null) await this.pool.query(RELEASE_LEASE, params);
-    else await this.pool.query(RELEASE_LEASE_AND_NOTIFY, [...params, this.channel]);
+    if (this.channel === null) await this.query(RELEASE_LEASE, params);
+    else await this.query(RELEASE_LEASE_AND_NOTIFY, [...params, this.channel]);
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
-    return this.readSession(this.pool, "id", sessionId);
+    return this.readSession("id", sessionId);
   }
 
   async listSessions(filter: SessionFilter): Promise<SessionRecord[]> {
@@ -253,7 +279,7 @@ export class PostgresStore implements Store {
   }
 
   async listTurns(sessionId: string): Promise<TurnRecord[]> {
-    const { rows } = await this.pool.query<TurnRow>(
+    const { rows } = await this.query<TurnRow>(
       `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 ORDER BY rid`,
       [sessionId],
     );
@@ -262,7 +288,7 @@ export class PostgresStore implements Store {
 
   async listActiveTurns(sessionId: string): Promise<TurnRecord[]> {
     // The same condition as the partial index turns_active.
-    const { rows } = await this.pool.query<TurnRow>(
+    const { rows } = await this.query<TurnRow>(
       `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 AND status IN ('queued', 'running') ORDER BY rid`,
       [sessionId],
     );
@@ -270,7 +296,7 @@ export class PostgresStore implements Store {
   }
 
   async lastSettledTurn(sessionId: string): Promise<TurnRecord | undefined> {
-    const { rows } = await this.pool.query<TurnRow>(
+    const { rows } = await this.query<TurnRow>(
       `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1 AND settled_at IS NOT NULL
          AND outcome IS DISTINCT FROM 'steered' ORDER BY settled_at DESC, rid DESC LIMIT 1`,
       [sessionId],
@@ -304,7 +330,7 @@ export class PostgresStore implements Store {
   }
 
   async listMessages(sessionId: string): Promise<MessageRecord[]> {
-    const { rows } = await this.pool.query<MessageRow>(
+    const { rows } = await this.query<MessageRow>(
       `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = $1 ORDER BY rid`,
       [sessionId],
     );
@@ -312,7 +338,7 @@ export class PostgresStore implements Store {
   }
 
   async listToolCalls(sessionId: string, turnId?: string): Promise<ToolCallRecord[]> {
-    const { rows } = await this.pool.query<ToolCallRow>(
+    const { rows } = await this.query<ToolCallRow>(
       `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls
        WHERE session_id = $1 AND ($2::text IS NULL OR turn_id = $2) ORDER BY rid`,
       [sessionId, turnId ?? null],
@@ -330,7 +356,7 @@ export class PostgresStore implements Store {
 
   async listResults(sessionId: string, filter: ResultFilter): Promise<ResultRecord[]> {
     // An unknown `after` matches nothing (rid > NULL), rather than restarting from the top.
-    const { rows } = await this.pool.query<ResultRow>(
+    const { rows } = await this.query<ResultRow>(
       `SELECT ${RESULT_COLUMNS} FROM results
        WHERE session_id = $1
          AND ($2::text IS NULL OR turn_id = $2)
@@ -367,7 +393,7 @@ export class PostgresStore implements Store {
   }
 
   async listApprovals(sessionId: string): Promise<ApprovalRecord[]> {
-    const { rows } = await this.pool.query<ApprovalRow>(
+    const { rows } = await this.query<ApprovalRow>(
       `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE session_id = $1 ORDER BY rid`,
       [sessionId],
     );
@@ -378,7 +404,7 @@ export class PostgresStore implements Store {
     statuses: readonly ApprovalStatus[],
     limit: number,
   ): Promise<ApprovalRecord[]> {
-    const { rows } = await this.pool.query<ApprovalRow>(
+    const { rows } = await this.query<ApprovalRow>(
       `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE status = ANY($1::text[]) ORDER BY rid LIMIT $2`,
       [[...statuses], Math.max(0, limit)],
     );
@@ -386,7 +412,7 @@ export class PostgresStore implements Store {
   }
 
   async readEvents(sessionId: string, after: number, limit: number): Promise<EventRecord[]> {
-    const { rows } = await this.pool.query<EventRow>(
+    const { rows } = await this.query<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE session_id = $1 AND seq > $2
        ORDER BY seq LIMIT $3`,
       [sessionId, after, Math.max(0, limit)],
@@ -395,25 +421,17 @@ export class PostgresStore implements Store {
   }
 
   async listRecoverableSessions(now: number = Date.now()): Promise<string[]> {
-    const { rows } = await this.pool.query<{ id: string }>(
-      `SELECT s.id FROM sessions s
-       WHERE s.status <> 'ended'
-         AND (s.lease_runtime_id IS NULL OR s.lease_expires_at <= $1)
-         AND EXISTS (SELECT 1 FROM turns t
-                     WHERE t.session_id = s.id AND t.status IN ('queued', 'running'))
-       ORDER BY s.created_at, s.id`,
-      [now],
-    );
+    const { rows } = await this.query<{ id: string }>(LIST_RECOVERABLE, [now]);
     return rows.map((r) => r.id);
   }
 
   async listLeaseHolders(now: number = Date.now()): Promise<string[]> {
-    const { rows } = await this.pool.query<{ holder: string }>(LIVE_LEASE_HOLDERS, [now]);
+    const { rows } = await this.query<{ holder: string }>(LIVE_LEASE_HOLDERS, [now]);
     return rows.map((r) => r.holder);
   }
 
   async expireLeasesOf(runtimeId: string): Promise<string[]> {
-    const { rows } = await this.pool.query<{ id: string }>(EXPIRE_LEASES_OF, [runtimeId]);
+    const { rows } = await this.query<{ id: string }>(EXPIRE_LEASES_OF, [runtimeId]);
     return rows.map((r) => r.id);
   }
 
@@ -424,38 +442,23 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Runs `fn` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK
-   * (nothing written) when it throws; unique violations surface as StoreError `duplicate`.
+   * A statement whose text never varies, prepared once per connection (a named statement):
+   * PostgreSQL parses and plans it once, not on every call.
    */
-  private async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const tx = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      // READ COMMITTED explicitly, whatever the server default: after the row lock, each
-      // guard's statement must see the latest committed state, not a snapshot from BEGIN.
-      await tx.query("BEGIN ISOLATION LEVEL READ COMMITTED");
-      const result = await fn(tx);
-      await tx.query("COMMIT");
-      return result;
-    } catch (error) {
-      try {
-        await tx.query("ROLLBACK");
-      } catch (rollbackError) {
-        // The connection is unusable; tell the pool to discard it rather than reuse it.
-        broken = rollbackError as Error;
-      }
-      throw toStoreError(error);
-    } finally {
-      tx.release(broken);
+  private query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    let name = this.statementNames.get(text);
+    if (name === undefined) {
+      name = `oc_${this.statementNames.size}`;
+      this.statementNames.set(text, name);
     }
+    return this.pool.query<R>({ name, text, values });
   }
 
-  private async readSession(
-    db: pg.Pool | Tx,
-    column: "id",
-    value: string,
-  ): Promise<SessionRecord | undefined> {
-    const { rows } = await db.query<SessionRow>(
+  private async readSession(column: "id", value: string): Promise<SessionRecord | undefined> {
+    const { rows } = await this.query<SessionRow>(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE ${column} = $1`,
       [value],
     );
@@ -467,7 +470,7 @@ export class PostgresStore implements Store {
     params: unknown[],
     map: (row: R) => T,
   ): Promise<T | undefined> {
-    const { rows } = await this.pool.query<R>(sql, params);
+    const { rows } = await this.query<R>(sql, params);
     return rows[0] === undefined ? undefined : map(rows[0]);
   }
 }

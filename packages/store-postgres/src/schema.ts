@@ -12,6 +12,7 @@ import type pg from "pg";
 // whatever the database's locale. `rid` is the insertion order.
 import { APPROVALS_V2 } from "./approvals.ts";
 import { MEMORY_V4 } from "./memory-schema.ts";
+import { WRITE_FUNCTION_V4 } from "./write-function.ts";
 
 const V1 = `
 CREATE TABLE sessions (
@@ -132,7 +133,15 @@ CREATE INDEX sessions_by_project_created ON sessions (project_id, created_at DES
 `;
 
 /** Migration n (1-based) brings the schema from version n-1 to n. Append only. */
-export const MIGRATIONS: readonly string[] = [V1, APPROVALS_V2, PROJECTS_V3, MEMORY_V4];
+// Memory's tables are migration 4 and the write function 5 (both were written as "4" on
+// parallel branches; the order is fixed from here on).
+export const MIGRATIONS: readonly string[] = [
+  V1,
+  APPROVALS_V2,
+  PROJECTS_V3,
+  MEMORY_V4,
+  WRITE_FUNCTION_V4,
+];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -234,14 +234,14 @@ describe("PostgreSQL store round trips", () => {
     return [...sent];
   }
 
-  it("creates a session, its events and the read back in one statement", async () => {
+  it("creates a session, its events and the read back in one round trip", async () => {
     const id = `ses_rt_${++serial}`;
-    expect(await statementsOf(() => createSession(store, id))).toEqual(["BEGIN", "WITH", "COMMIT"]);
+    expect(await statementsOf(() => createSession(store, id))).toEqual(["WITH"]);
     expect((await store.getSession(id))!.lastSeq).toBe(1);
     expect((await store.readEvents(id, 0, 10)).map((e) => e.type)).toEqual(["session.created"]);
   });
 
-  it("sends a guarded write as lock, op and one closing statement", async () => {
+  it("sends a guarded write, with or without a lease claim, as one call of oc_write", async () => {
     const { sessionId, turnId } = await sessionWithTurn();
     const apply = await statementsOf(() =>
       store.apply(sessionId, {
@@ -250,8 +250,8 @@ describe("PostgreSQL store round trips", () => {
         events: [{ type: "turn.started", data: {}, turnId }],
       }),
     );
-    // The turn guard rides on the lock; events, session row and NOTIFY share one statement.
-    expect(apply).toEqual(["BEGIN", "SELECT", "UPDATE", "WITH", "COMMIT"]);
+    // Lock, guard, op, events, session row and NOTIFY: one statement, its own transaction.
+    expect(apply).toEqual(["SELECT"]);
     const leased = await statementsOf(() =>
       store.applyWithLease(sessionId, "rt_a", 1000, {
         expectTurn: { id: turnId, status: ["running"] },
@@ -259,7 +259,7 @@ describe("PostgreSQL store round trips", () => {
         events: [ev("x", {}, turnId)],
       }),
     );
-    expect(leased).toEqual(["BEGIN", "SELECT", "WITH", "COMMIT"]);
+    expect(leased).toEqual(["SELECT"]);
     const session = (await store.getSession(sessionId))!;
     expect(session.lease).toMatchObject({ runtimeId: "rt_a", epoch: 1 });
     expect(session.lastSeq).toBe(4);
@@ -268,7 +268,7 @@ describe("PostgreSQL store round trips", () => {
 
   it("guards on the turn as the writer it waited for committed it", async () => {
     const { sessionId, turnId } = await sessionWithTurn();
-    // A writer holding the session lock starts the turn, as writeBatch would.
+    // A writer holding the session lock starts the turn, as oc_write would.
     await other.query("BEGIN");
     await other.query("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", [sessionId]);
     await other.query("UPDATE turns SET status = 'running' WHERE session_id = $1 AND id = $2", [

@@ -41,7 +41,17 @@ function serverUser(): { uid: number; gid: number } | undefined {
   throw new Error("Running as root and no unprivileged user (postgres, nobody) to run initdb.");
 }
 
-export async function startPrivateCluster(): Promise<PrivateCluster> {
+export interface PrivateClusterOptions {
+  /**
+   * Keep PostgreSQL's durability defaults (fsync, synchronous_commit, full_page_writes on):
+   * every commit waits for its WAL to reach the disk, as in production. Default false.
+   */
+  durable?: boolean;
+}
+
+export async function startPrivateCluster(
+  options: PrivateClusterOptions = {},
+): Promise<PrivateCluster> {
   const bin = binDir();
   const user = serverUser();
   // /tmp rather than os.tmpdir(): the server user must be able to reach the dir, and a
@@ -59,9 +69,9 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
     `-p ${PORT}`,
     `-k ${dir}`,
     "-c listen_addresses=''",
-    "-c fsync=off",
-    "-c synchronous_commit=off",
-    "-c full_page_writes=off",
+    ...(options.durable
+      ? []
+      : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
   ].join(" ");
   await exec("pg_ctl", [
     "start",

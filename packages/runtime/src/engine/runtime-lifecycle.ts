@@ -18,10 +18,13 @@ export async function recoverSessions(
   for (const sessionId of await ctx.store.listRecoverableSessions()) sessionActors.kick(sessionId);
 }
 
+/** The longest default time between two recovery passes. */
+const MAX_RECOVERY_INTERVAL_MS = 1000;
+
 export interface LifecycleOptions {
   sessionActors: SessionActors;
   recover(): Promise<void>;
-  /** Default leaseMs / 2 (at least 50). */
+  /** Default leaseMs / 2, at most 1 s (at least 50 ms). */
   recoveryIntervalMs: number | undefined;
   /** Stops listening to the runtime's signals. */
   stopListening(): void;
@@ -38,7 +41,13 @@ export function createLifecycle(
   return {
     async start(): Promise<void> {
       await recover();
-      const every = options.recoveryIntervalMs ?? Math.max(50, Math.floor(ctx.leaseMs / 2));
+      // At most a second apart, so a runtime on another machine (which cannot be judged dead
+      // from here) is replaced within leaseMs + 1 s. A pass is two reads driven by the sessions
+      // with work, whatever the number of sessions (store-postgres lease.ts), so a short
+      // interval costs a constant, small load per process.
+      const every =
+        options.recoveryIntervalMs ??
+        Math.max(50, Math.min(MAX_RECOVERY_INTERVAL_MS, Math.floor(ctx.leaseMs / 2)));
       recoveryTimer = setInterval(
         () => void recover().catch((e) => ctx.log.error("recovery failed", { error: String(e) })),
         every,

@@ -28,7 +28,7 @@ export interface RuntimeOptions {
   maxSteps?: number;
   /** How long an interrupt waits for tools to honour their signal before settling (default 2000). */
   cancelGraceMs?: number;
-  /** How often to look for sessions whose runtime died (default leaseMs / 2). */
+  /** How often to look for sessions whose runtime died (default leaseMs / 2, at most 1 s). */
   recoveryIntervalMs?: number;
   log?: Logger;
   /** Spans of turns, steps, model and tool calls (`@opencomputer/telemetry`); off by default. */
