@@ -36,6 +36,11 @@ export type {
 } from "./engine/runtime-api.ts";
 export type { ListSessionsOptions, SessionListRow } from "./engine/session-list.ts";
 export { type CreateSessionOptions, PROJECT_ID } from "./engine/session-options.ts";
+export {
+  DEFAULT_MODEL,
+  DefaultModelUnavailableError,
+  type ModelSource,
+} from "./engine/step-model.ts";
 export { TOOL_OUTPUT_LIMIT_BYTES } from "./engine/tool-call.ts";
 export type { SessionView, TurnView } from "./engine/view.ts";
 export { newId } from "./ids.ts";

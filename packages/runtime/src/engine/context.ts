@@ -42,6 +42,8 @@ export interface EngineContext {
   /** The egress values sent along with every run / preview / apply; none without a gateway. */
   egress?: EgressSource;
   models: ModelResolver;
+  /** The model of an agent that selects none (`DEFAULT_MODEL` unless the options say). */
+  defaultModel: string;
   notifier: Notifier;
   log: Logger;
   /** The lease holder this runtime writes; with its incarnation by default (incarnation.ts). */

@@ -13,12 +13,18 @@ import type { EgressSource, EngineContext, Logger } from "./context.ts";
 import { Deadlines } from "./deadlines.ts";
 import { type ProcessProbe, procProbe, withIncarnation } from "./incarnation.ts";
 import { Notifier } from "./notifier.ts";
+import { DEFAULT_MODEL } from "./step-model.ts";
 import { WorkerLosses } from "./worker-loss.ts";
 
 export interface RuntimeOptions {
   store: Store;
   agents: AgentResolver;
   models: ModelResolver;
+  /**
+   * The model of an agent that calls no useModel (default `DEFAULT_MODEL`,
+   * "anthropic/claude-sonnet-4.6", the platform docs' model).
+   */
+  defaultModel?: string;
   runtimeId?: string;
   /** How long a session's lease lasts without renewal; another runtime takes over after it. */
   leaseMs?: number;
@@ -104,6 +110,7 @@ export function createEngineContext(
     execution: running.execution,
     ...(options.egress ? { egress: options.egress } : {}),
     models: options.models,
+    defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     notifier: new Notifier(),
     log: options.log ?? consoleLog,
     runtimeId: options.runtimeId ?? defaultRuntimeId(processProbe),

@@ -19,7 +19,6 @@ import {
   BuiltInUnavailableError,
   providerToolsForStep,
 } from "../ports/built-in-tool.ts";
-import { publicModelId } from "../ports/model.ts";
 import { ModelError, toModelError } from "../ports/model-error.ts";
 import { providerToolsOf } from "../ports/provider-tools.ts";
 import type { MessageRecord, ToolCallRecord, TurnError } from "../ports/records.ts";
@@ -31,6 +30,13 @@ import { type StepOutput, streamStep } from "./model-stream.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { settleTurn } from "./settle.ts";
 import { absorbSteering } from "./steering.ts";
+import {
+  askedModel,
+  explainDefault,
+  renderedModelData,
+  resolvedModel,
+  resolveFor,
+} from "./step-model.ts";
 import { executeCall } from "./tool-call.ts";
 import { guard, knownState, type TurnScope } from "./turn-scope.ts";
 
@@ -127,39 +133,41 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
     await fail(scope, { code: "agent_failed", message: render });
     return false;
   }
-  const renderedEvent: NewEvent = {
+  let stepModel = askedModel(ctx, render.model);
+  const renderedAt = isoNow();
+  const rendered = (): NewEvent => ({
     type: "agent.rendered",
     turnId: turn.id,
     data: {
       renderId: render.renderId,
       instructions: render.instructions,
-      model: render.model ?? null,
+      ...renderedModelData(stepModel),
       enabledTools: enabledTools(render),
       input: turn.input,
-      renderedAt: isoNow(),
+      renderedAt,
     },
-  };
+  });
 
   let model: LanguageModelV3;
   let response: StepOutput;
-  const requested = render.model ?? "";
   const messageId = newId("msg");
   // agent.rendered goes first in the log: with the first streamed delta, or with the step.
   let renderedPending = true;
   const withRendered = (events: NewEvent[]): NewEvent[] => {
     if (!renderedPending) return events;
     renderedPending = false;
-    return [renderedEvent, ...events];
+    return [rendered(), ...events];
   };
   try {
-    model = ctx.models.resolve(requested, { projectDir: agent.projectDir, agentId: agent.agentId });
+    model = resolveFor(scope, agent, stepModel);
+    stepModel = resolvedModel(stepModel, model);
     // Built-ins the model provider runs itself (web search): the model must offer them.
     const providerTools = providerToolsForStep(
       render.builtInTools,
       scope.builtInToolIds,
       ctx.builtInTools,
       providerToolsOf(model),
-      publicModelId(model) ?? requested,
+      stepModel.effective,
     );
     if (providerTools instanceof BuiltInUnavailableError) throw providerTools;
     response = await streamStep(
@@ -185,7 +193,11 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       await fail(scope, { code: "agent_failed", message, tool: error.tool }, withRendered([]));
       return false;
     }
-    const e = error instanceof ModelError ? error : toModelError(error, requested);
+    const e = explainDefault(
+      stepModel,
+      scope.agentId,
+      error instanceof ModelError ? error : toModelError(error, stepModel.effective),
+    );
     await fail(scope, { code: e.code, message: e.message, model: e.model }, withRendered([]));
     return false;
   }
