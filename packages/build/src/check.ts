@@ -15,6 +15,7 @@ import type { LoadedTool } from "./load-protocol.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, type LoadResult, startLoader } from "./load-tools.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
 import { openProject, type Project, relativePath } from "./project.ts";
+import type { ProjectDeclaration } from "./project-file.ts";
 import { responseReturnWarnings } from "./response-returns.ts";
 import { type AgentState, readSources, type Sources } from "./sources.ts";
 import { strictSchemaWarnings } from "./strict-warnings.ts";
@@ -66,6 +67,8 @@ export interface CheckResult {
 /** The check's result plus each agent's bundle, for the build to write. */
 export interface Analysis extends CheckResult {
   project: Project;
+  /** What `opencomputer/project.ts` declares; absent when the project has none. */
+  declaration?: ProjectDeclaration;
   bundles: Map<string, Uint8Array>;
 }
 
@@ -129,6 +132,7 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
   const totalMs = performance.now() - started;
   return {
     project,
+    ...(sources.declaration ? { declaration: sources.declaration } : {}),
     agents,
     errors: sortErrors(errors),
     warnings: sortErrors([...strictSchemaWarnings(states, loaded), ...responseWarnings]),

@@ -55,6 +55,7 @@ export function verifyDeployment(dir: string, agentId: string, id: string): Veri
     deployment.resultTool,
     bundle,
     deployment.connections,
+    deployment.defaultTools,
   );
   if (deploymentId(content, bundle) !== deployment.id) {
     throw invalid("its files changed after the build (the content no longer matches its id)");

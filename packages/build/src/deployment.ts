@@ -42,6 +42,11 @@ export interface Deployment {
   resultTool?: ResultToolRecord;
   /** The connections agent code may call through the egress gateway (absent when none). */
   connections?: ConnectionDeclaration[];
+  /**
+   * The built-in tool ids every render gets without useTool; absent means the runtime's default
+   * (`shell`). `[]` when project.ts says `shell: false`.
+   */
+  defaultTools?: string[];
   bundle: { file: string; digest: string };
 }
 
@@ -54,6 +59,7 @@ export function deploymentContent(
   resultTool: ResultToolRecord | undefined,
   bundle: Uint8Array,
   connections: ConnectionDeclaration[] = [],
+  defaultTools?: string[],
 ): DeploymentContent {
   return {
     agentId,
@@ -61,6 +67,7 @@ export function deploymentContent(
     ...(resultTool ? { resultTool } : {}),
     // Only when present, so deployments without connections keep their ids.
     ...(connections.length > 0 ? { connections } : {}),
+    ...(defaultTools ? { defaultTools } : {}),
     bundle: { file: BUNDLE_FILE, digest: `sha256:${sha256(bundle)}` },
   };
 }
@@ -101,6 +108,7 @@ export function writeDeployment(
     tools: content.tools,
     ...(content.resultTool ? { resultTool: content.resultTool } : {}),
     ...(content.connections ? { connections: content.connections } : {}),
+    ...(content.defaultTools ? { defaultTools: content.defaultTools } : {}),
     bundle: content.bundle,
   };
   mkdirSync(dir, { recursive: true });

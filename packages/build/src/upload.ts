@@ -97,6 +97,12 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
   if (m.connections !== undefined && !Array.isArray(m.connections)) {
     throw invalid("manifest.connections must be an array", "manifest.connections");
   }
+  if (
+    m.defaultTools !== undefined &&
+    !(Array.isArray(m.defaultTools) && m.defaultTools.every((id) => typeof id === "string"))
+  ) {
+    throw invalid("manifest.defaultTools must be an array of tool ids", "manifest.defaultTools");
+  }
   if (bundle.byteLength === 0) throw invalid("The bundle is empty", "bundle");
   if (bundle.byteLength > MAX_BUNDLE_BYTES) {
     throw invalid(`The bundle is larger than ${MAX_BUNDLE_BYTES} bytes`, "bundle");
@@ -107,7 +113,14 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
       "manifest.bundle",
     );
   }
-  const content = deploymentContent(m.agentId, m.tools, m.resultTool, bundle, m.connections);
+  const content = deploymentContent(
+    m.agentId,
+    m.tools,
+    m.resultTool,
+    bundle,
+    m.connections,
+    m.defaultTools,
+  );
   if (deploymentId(content, bundle) !== m.id) {
     throw invalid(
       `manifest.id ${m.id} is not the digest of this content: the manifest or the bundle was changed after the build`,

@@ -55,6 +55,8 @@ export interface EngineContext {
   /** How long an interrupt waits for running tools to honour their signal before settling. */
   cancelGraceMs: number;
   builtInToolIds: readonly string[];
+  /** Built-in ids every render gets without useTool, unless its deployment says otherwise. */
+  defaultTools: readonly string[];
   /** Runtime-provided tools by id (`ask` is handled by the engine itself). */
   builtInTools: ReadonlyMap<string, BuiltInTool>;
   /** Worker losses per turn in this runtime (a turn that keeps losing its worker fails). */

@@ -11,6 +11,7 @@ import type { WorkSignal } from "../ports/work-signal.ts";
 import { ASK_ID } from "./ask.ts";
 import type { EgressSource, EngineContext, Logger } from "./context.ts";
 import { Deadlines } from "./deadlines.ts";
+import { runtimeDefaultTools } from "./default-tools.ts";
 import { type ProcessProbe, procProbe, withIncarnation } from "./incarnation.ts";
 import { Notifier } from "./notifier.ts";
 import { DEFAULT_MODEL } from "./step-model.ts";
@@ -46,6 +47,12 @@ export interface RuntimeOptions {
   applyTimeoutMs?: number;
   /** Runtime-provided tools agents may select by id, e.g. the computers' `shell`. */
   builtInTools?: BuiltInTool[];
+  /**
+   * Built-in ids every render gets without useTool (default: `shell` when `builtInTools` has it,
+   * as the platform gives every session its shell). A deployment may record its own
+   * (`shell: false` in project.ts records none).
+   */
+  defaultTools?: string[];
   /**
    * How this process hears of commits made by others on the same store (new work, new events).
    * Default: the in-process Notifier, which only sees this process's own writes. Several
@@ -123,6 +130,7 @@ export function createEngineContext(
       ...MODEL_PROVIDED_TOOL_IDS,
       ...(options.builtInTools ?? []).map((t) => t.id),
     ],
+    defaultTools: runtimeDefaultTools(options.defaultTools, options.builtInTools ?? []),
     builtInTools: new Map((options.builtInTools ?? []).map((t) => [t.id, t])),
     workerLosses: new WorkerLosses(),
     timers: new Deadlines<() => void>((run) => run(), { keepAlive: false }),

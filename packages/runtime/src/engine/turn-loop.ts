@@ -26,6 +26,7 @@ import type { NewEvent, WriteOp } from "../ports/store.ts";
 import { ASK_ID, ASK_MODEL_TOOL, endWithQuestion, takeAsk } from "./ask.ts";
 import { executeBuiltInCall, providerExecutedParts } from "./built-in-call.ts";
 import { write } from "./context.ts";
+import { defaultToolsFor, withDefaultTools } from "./default-tools.ts";
 import { type StepOutput, streamStep } from "./model-stream.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { settleTurn } from "./settle.ts";
@@ -79,6 +80,7 @@ export async function runTurn(scope: TurnScope, loaded: LoadedAgent): Promise<vo
   try {
     const agent = await openAgent(scope, loaded);
     if (!agent) return;
+    scope.defaultTools = defaultToolsFor(scope, loaded);
     // Only after a crash (or a lost worker) does a turn start with calls to run again.
     const pending = scope.conversation.pendingCalls();
     if (pending.length > 0) await resumePendingCalls(scope, agent, pending);
@@ -365,7 +367,11 @@ async function runCalls(
 
 async function renderOrFail(scope: TurnScope, agent: AgentHandle): Promise<RenderedAgent | string> {
   try {
-    return await agent.render({ input: scope.turn.input, builtInToolIds: scope.builtInToolIds });
+    const render = await agent.render({
+      input: scope.turn.input,
+      builtInToolIds: scope.builtInToolIds,
+    });
+    return withDefaultTools(render, scope.defaultTools ?? []);
   } catch (error) {
     if (error instanceof WorkerLostError) throw error;
     // The author's error may hold anything; it goes to the runtime's log, not to clients.

@@ -14,6 +14,10 @@ afterEach(async () => {
   h = undefined;
 });
 
+/** Anthropic as a runtime without ANTHROPIC_API_KEY has it (the factory checks the key). */
+const noKey = anthropicProvider({ env: {} });
+const withoutKey = (name: string) => noKey(name, { projectDir: "/", agentId: "test" });
+
 function plain() {
   return "Answer briefly.";
 }
@@ -75,7 +79,7 @@ describe("the model of a step", () => {
     h = await harness({
       agents: { plain },
       model: "",
-      providers: { anthropic: anthropicProvider({ env: {} }) },
+      providers: { anthropic: withoutKey },
     });
     const { events } = await h.run("hi");
     expect(ofType(events, "agent.rendered")[0]!.data).toMatchObject({
@@ -94,7 +98,7 @@ describe("the model of a step", () => {
     h = await harness({
       agents: { picky },
       model: "",
-      providers: { anthropic: anthropicProvider({ env: {} }) },
+      providers: { anthropic: withoutKey },
     });
     const { events } = await h.run("hi");
     const failed = ofType(events, "turn.failed")[0]!.data;
