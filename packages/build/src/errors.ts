@@ -29,6 +29,8 @@ export const BUILD_ERROR_CODES = {
   tool_name_reserved: 'name is "ask", the platform\'s question tool',
   tool_name_duplicate: "two tools of one agent have the same name",
   result_not_literal: "result is not the literal true or false",
+  // useTool("<id>")
+  tool_unknown_builtin: "useTool names a built-in tool id that no runtime provides",
   // Result tools
   result_tool_conflict: "an agent has more than one result tool",
   result_tool_requires_output: "a result tool without output",

@@ -2,6 +2,7 @@
 // define, the rules about those tools, and the result tool's output schema, all read from
 // source without running any of it.
 
+import { unknownBuiltInErrors } from "./built-in-ids.ts";
 import type { BuildError } from "./errors.ts";
 import { ModuleGraph } from "./graph.ts";
 import type { JsonValue } from "./literal.ts";
@@ -69,6 +70,7 @@ export function readSources(project: Project): Sources {
     state.staticErrors = errors.length - before;
     return state;
   });
+  errors.push(...unknownBuiltInErrors(new Set(states.flatMap((s) => s.modules))));
   return {
     graph,
     states,

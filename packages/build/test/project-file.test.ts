@@ -2,16 +2,13 @@
 // checked against the agent directories (both ways), and its `shell: false` recorded in every
 // deployment.
 
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildProject, checkProject, readProjectDeclaration } from "../src/index.ts";
+import { writeProject } from "./helpers.ts";
 
-const OUTPUT = fileURLToPath(new URL("../test-output", import.meta.url));
-const made: string[] = [];
+const removals: Array<() => void> = [];
 afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const remove of removals.splice(0)) remove();
 });
 
 const AGENT = `import { useModel } from "@opencomputer/agent";
@@ -21,14 +18,9 @@ export default function Agent() {
 }
 `;
 
-/** A project in the repository's gitignored test-output (so @opencomputer/agent resolves). */
 function project(files: Record<string, string>): string {
-  const dir = join(OUTPUT, `project-file-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
-  made.push(dir);
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    writeFileSync(join(dir, file), text);
-  }
+  const { dir, remove } = writeProject(files);
+  removals.push(remove);
   return dir;
 }
 

@@ -10,6 +10,7 @@ export { createStaticAgents, type StaticAgentsOptions } from "./agents/static-ag
 export { isoNow } from "./clock.ts";
 export { canonicalJson, jsonDigest } from "./digest.ts";
 export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
+export { ASK_ID } from "./engine/ask.ts";
 export type { ComputerChange } from "./engine/computer-record.ts";
 export type { EgressGrant, EgressRequest, EgressSource, Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
