@@ -29,6 +29,11 @@ export interface CheckOptions {
    * bubblewrap sandbox where possible, else a plain process with a minimal environment.
    */
   isolation?: BuildIsolation;
+  /**
+   * The model that will replace every agent's choice, as OPENCOMPUTER_MODEL does at run time
+   * (default: that variable here); it decides which agents get OpenAI strict-mode warnings.
+   */
+  modelOverride?: string;
 }
 
 export interface AgentReport {
@@ -135,7 +140,14 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
     ...(sources.declaration ? { declaration: sources.declaration } : {}),
     agents,
     errors: sortErrors(errors),
-    warnings: sortErrors([...strictSchemaWarnings(states, loaded), ...responseWarnings]),
+    warnings: sortErrors([
+      ...strictSchemaWarnings(
+        states,
+        loaded,
+        "modelOverride" in options ? options.modelOverride : process.env.OPENCOMPUTER_MODEL,
+      ),
+      ...responseWarnings,
+    ]),
     bundles,
     timings: { parseMs: graph.parseMs, analyzeMs, loadMs, bundleMs, writeMs: 0, totalMs },
     isolation: { kind: isolation.kind, description: isolation.description },
