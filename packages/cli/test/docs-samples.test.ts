@@ -62,7 +62,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-describe("the platform docs' samples", () => {
+// Each test starts the CLI (a build with its sandboxed load, then a runtime) once or twice.
+describe("the platform docs' samples", { timeout: 120_000 }, () => {
   it("pass doctor with project.ts, and no OpenAI strict-mode warning for Anthropic-only agents", async () => {
     const { code, stdout, stderr } = await cli(project, ["doctor"]);
     expect(code, stderr).toBe(0);
