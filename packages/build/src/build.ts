@@ -79,6 +79,8 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
       bundle,
       connections.byAgent.get(agent.agentId),
       memory.byAgent.get(agent.agentId),
+      // `shell: false` in project.ts: no built-in tool comes without useTool.
+      analysis.declaration?.shell === false ? [] : undefined,
     );
     const written = writeDeployment(out, content, bundle, now);
     const moves = recordDeployment(

@@ -16,6 +16,7 @@ import { DEFAULT_LOAD_TIMEOUT_MS, type LoadResult, startLoader } from "./load-to
 import { loadProjectMemory } from "./memory.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
 import { openProject, type Project, relativePath } from "./project.ts";
+import type { ProjectDeclaration } from "./project-file.ts";
 import { responseReturnWarnings } from "./response-returns.ts";
 import { type AgentState, readSources, type Sources } from "./sources.ts";
 import { strictSchemaWarnings } from "./strict-warnings.ts";
@@ -29,6 +30,11 @@ export interface CheckOptions {
    * bubblewrap sandbox where possible, else a plain process with a minimal environment.
    */
   isolation?: BuildIsolation;
+  /**
+   * The model that will replace every agent's choice, as OPENCOMPUTER_MODEL does at run time
+   * (default: that variable here); it decides which agents get OpenAI strict-mode warnings.
+   */
+  modelOverride?: string;
 }
 
 export interface AgentReport {
@@ -67,6 +73,8 @@ export interface CheckResult {
 /** The check's result plus each agent's bundle, for the build to write. */
 export interface Analysis extends CheckResult {
   project: Project;
+  /** What `opencomputer/project.ts` declares; absent when the project has none. */
+  declaration?: ProjectDeclaration;
   bundles: Map<string, Uint8Array>;
 }
 
@@ -133,9 +141,17 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
   const totalMs = performance.now() - started;
   return {
     project,
+    ...(sources.declaration ? { declaration: sources.declaration } : {}),
     agents,
     errors: sortErrors(errors),
-    warnings: sortErrors([...strictSchemaWarnings(states, loaded), ...responseWarnings]),
+    warnings: sortErrors([
+      ...strictSchemaWarnings(
+        states,
+        loaded,
+        "modelOverride" in options ? options.modelOverride : process.env.OPENCOMPUTER_MODEL,
+      ),
+      ...responseWarnings,
+    ]),
     bundles,
     timings: { parseMs: graph.parseMs, analyzeMs, loadMs, bundleMs, writeMs: 0, totalMs },
     isolation: { kind: isolation.kind, description: isolation.description },

@@ -45,12 +45,13 @@ export function createDeploymentAgents(projectDir: string): AgentResolver {
       return { agentId, deploymentId };
     },
     async locate(agentId, id) {
-      const { bundleFile } = verifyDeployment(dir, agentId, id);
+      const { bundleFile, deployment } = verifyDeployment(dir, agentId, id);
       const deploymentDir = dirname(bundleFile);
       return {
         agentId,
         deploymentId: id,
         projectDir: root,
+        ...(deployment.defaultTools ? { defaultTools: deployment.defaultTools } : {}),
         cwd: deploymentDir,
         loader: WORKER_LOADER,
         args: { dir, agentId, deploymentId: id },
@@ -88,6 +89,14 @@ async function loadDeployment(
   agentId: string,
   id: string,
 ): Promise<LoadedAgent> {
-  const render = await importDeployment(verifyDeployment(dir, agentId, id));
-  return { agentId, deploymentId: id, projectDir: root, render };
+  const verified = verifyDeployment(dir, agentId, id);
+  const render = await importDeployment(verified);
+  const { defaultTools } = verified.deployment;
+  return {
+    agentId,
+    deploymentId: id,
+    projectDir: root,
+    render,
+    ...(defaultTools ? { defaultTools } : {}),
+  };
 }

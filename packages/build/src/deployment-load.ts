@@ -56,6 +56,7 @@ export function verifyDeployment(dir: string, agentId: string, id: string): Veri
     bundle,
     deployment.connections,
     deployment.memory,
+    deployment.defaultTools,
   );
   if (deploymentId(content, bundle) !== deployment.id) {
     throw invalid("its files changed after the build (the content no longer matches its id)");

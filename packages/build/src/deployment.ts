@@ -44,6 +44,11 @@ export interface Deployment {
   connections?: ConnectionDeclaration[];
   /** The memory resources sessions of this deployment may bind (absent when none). */
   memory?: MemoryDeclaration[];
+  /**
+   * The built-in tool ids every render gets without useTool; absent means the runtime's default
+   * (`shell`). `[]` when project.ts says `shell: false`.
+   */
+  defaultTools?: string[];
   bundle: { file: string; digest: string };
 }
 
@@ -57,6 +62,7 @@ export function deploymentContent(
   bundle: Uint8Array,
   connections: ConnectionDeclaration[] = [],
   memory: MemoryDeclaration[] = [],
+  defaultTools?: string[],
 ): DeploymentContent {
   return {
     agentId,
@@ -65,6 +71,7 @@ export function deploymentContent(
     // Only when present, so deployments without connections keep their ids.
     ...(connections.length > 0 ? { connections } : {}),
     ...(memory.length > 0 ? { memory } : {}),
+    ...(defaultTools ? { defaultTools } : {}),
     bundle: { file: BUNDLE_FILE, digest: `sha256:${sha256(bundle)}` },
   };
 }
@@ -106,6 +113,7 @@ export function writeDeployment(
     ...(content.resultTool ? { resultTool: content.resultTool } : {}),
     ...(content.connections ? { connections: content.connections } : {}),
     ...(content.memory ? { memory: content.memory } : {}),
+    ...(content.defaultTools ? { defaultTools: content.defaultTools } : {}),
     bundle: content.bundle,
   };
   mkdirSync(dir, { recursive: true });

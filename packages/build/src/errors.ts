@@ -9,6 +9,12 @@ export const BUILD_ERROR_CODES = {
   agent_no_default_export: "agent.ts has no default export (the agent function)",
   syntax_error: "a module does not parse",
   import_not_found: "a relative import names no file",
+  // opencomputer/project.ts
+  project_invalid: "project.ts is not a static object literal with name, agents and shell",
+  project_key_unknown: "project.ts has a key other than name, agents and shell",
+  project_agent_missing: "project.ts lists an agent with no opencomputer/agents/<id>/agent.ts",
+  project_agent_unlisted: "an agent directory that project.ts does not list",
+  project_agent_duplicate: "project.ts lists an agent twice",
   // The defineTool() call
   tool_not_literal: "the defineTool() argument is not an object literal",
   tool_not_exported: "defineTool() is not the initializer of an exported top-level const",
@@ -23,6 +29,8 @@ export const BUILD_ERROR_CODES = {
   tool_name_reserved: 'name is "ask", the platform\'s question tool',
   tool_name_duplicate: "two tools of one agent have the same name",
   result_not_literal: "result is not the literal true or false",
+  // useTool("<id>")
+  tool_unknown_builtin: "useTool names a built-in tool id that no runtime provides",
   // Result tools
   result_tool_conflict: "an agent has more than one result tool",
   result_tool_requires_output: "a result tool without output",

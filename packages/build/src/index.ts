@@ -51,4 +51,11 @@ export {
 export { assertToolsMatch, compareTools, type Mismatch, type ToolModules } from "./load-check.ts";
 export { DEFAULT_LOAD_TIMEOUT_MS } from "./load-tools.ts";
 export { deploymentsDir } from "./project.ts";
+export {
+  PROJECT_FILE,
+  type ProjectAgent,
+  type ProjectDeclaration,
+  type ProjectDeclarationResult,
+  readProjectDeclaration,
+} from "./project-file.ts";
 export { acceptUpload, MAX_BUNDLE_BYTES } from "./upload.ts";

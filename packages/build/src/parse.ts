@@ -47,6 +47,8 @@ export interface ParsedModule {
   specifiers: Array<{ specifier: string; node: ts.Node }>;
   /** Calls of `defineTool` imported from `@opencomputer/agent` (directly or as `ns.defineTool`). */
   toolCalls: ts.CallExpression[];
+  /** Calls of the hooks the build checks (`useTool`, `useModel`), found the same way. */
+  hookCalls: { useTool: ts.CallExpression[]; useModel: ts.CallExpression[] };
   syntaxErrors: BuildError[];
 }
 
@@ -62,6 +64,7 @@ export function parseModule(file: string, rel: string, text: string): ParsedModu
     exportStars: [],
     specifiers: [],
     toolCalls: [],
+    hookCalls: { useTool: [], useModel: [] },
     syntaxErrors: syntaxErrors(source, rel),
   };
   for (const statement of source.statements) readStatement(mod, statement);
@@ -247,15 +250,25 @@ function boundNames(name: ts.BindingName): ts.Identifier[] {
   return names;
 }
 
-/** Walks the whole module once for dynamic imports and defineTool() calls. */
+/** The SDK functions whose calls the build records, by the name the SDK exports them under. */
+const RECORDED = ["defineTool", "useTool", "useModel"] as const;
+type Recorded = (typeof RECORDED)[number];
+
+/** Walks the whole module once for dynamic imports, defineTool() and hook calls. */
 function findCalls(mod: ParsedModule): void {
-  const defineToolNames = new Set<string>();
+  const localNames = new Map<string, Recorded>();
   const agentNamespaces = new Set<string>();
   for (const [local, binding] of mod.imports) {
     if (binding.specifier !== AGENT_PACKAGE) continue;
-    if (binding.imported === "defineTool") defineToolNames.add(local);
+    if ((RECORDED as readonly string[]).includes(binding.imported)) {
+      localNames.set(local, binding.imported as Recorded);
+    }
     if (binding.imported === "*") agentNamespaces.add(local);
   }
+  const record = (which: Recorded, node: ts.CallExpression) => {
+    if (which === "defineTool") mod.toolCalls.push(node);
+    else mod.hookCalls[which].push(node);
+  };
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) {
       const callee = node.expression;
@@ -263,15 +276,15 @@ function findCalls(mod: ParsedModule): void {
         const arg = node.arguments[0];
         if (arg && ts.isStringLiteralLike(arg))
           mod.specifiers.push({ specifier: arg.text, node: arg });
-      } else if (ts.isIdentifier(callee) && defineToolNames.has(callee.text)) {
-        mod.toolCalls.push(node);
+      } else if (ts.isIdentifier(callee) && localNames.has(callee.text)) {
+        record(localNames.get(callee.text)!, node);
       } else if (
         ts.isPropertyAccessExpression(callee) &&
-        callee.name.text === "defineTool" &&
+        (RECORDED as readonly string[]).includes(callee.name.text) &&
         ts.isIdentifier(callee.expression) &&
         agentNamespaces.has(callee.expression.text)
       ) {
-        mod.toolCalls.push(node);
+        record(callee.name.text as Recorded, node);
       }
     }
     ts.forEachChild(node, visit);

@@ -2,12 +2,18 @@
 // define, the rules about those tools, and the result tool's output schema, all read from
 // source without running any of it.
 
+import { unknownBuiltInErrors } from "./built-in-ids.ts";
 import type { BuildError } from "./errors.ts";
 import { ModuleGraph } from "./graph.ts";
 import type { JsonValue } from "./literal.ts";
 import { extractOutput } from "./output.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
 import { type AgentEntry, findAgents, type Project } from "./project.ts";
+import {
+  type ProjectDeclaration,
+  projectAgentErrors,
+  readProjectDeclaration,
+} from "./project-file.ts";
 import { findTools, type StaticTool } from "./tools.ts";
 
 export interface AgentState {
@@ -27,6 +33,8 @@ export interface Sources {
   states: AgentState[];
   toolsByModule: Map<ParsedModule, StaticTool[]>;
   errors: BuildError[];
+  /** What `opencomputer/project.ts` declares; absent when the project has none. */
+  declaration?: ProjectDeclaration;
 }
 
 export function readSources(project: Project): Sources {
@@ -34,6 +42,11 @@ export function readSources(project: Project): Sources {
   const errors: BuildError[] = [];
   const found = findAgents(project);
   errors.push(...found.errors);
+  const declared = readProjectDeclaration(project.root);
+  errors.push(...declared.errors);
+  if (declared.declaration) {
+    errors.push(...projectAgentErrors(project, declared.declaration, found.agents));
+  }
   // A module shared by agents is read, and its errors reported, once.
   const toolsByModule = new Map<ParsedModule, StaticTool[]>();
   const moduleTools = (mod: ParsedModule): StaticTool[] => {
@@ -57,7 +70,14 @@ export function readSources(project: Project): Sources {
     state.staticErrors = errors.length - before;
     return state;
   });
-  return { graph, states, toolsByModule, errors };
+  errors.push(...unknownBuiltInErrors(new Set(states.flatMap((s) => s.modules))));
+  return {
+    graph,
+    states,
+    toolsByModule,
+    errors,
+    ...(declared.declaration ? { declaration: declared.declaration } : {}),
+  };
 }
 
 /** The rules that concern an agent's tools together, and its result tool's schema. */

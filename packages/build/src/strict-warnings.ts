@@ -6,16 +6,26 @@
 import { strictSchemaIssues } from "@opencomputer/models/strict-schema";
 import type { BuildWarning } from "./errors.ts";
 import type { LoadResult } from "./load-tools.ts";
+import { mayUseOpenAI, modelChoices } from "./model-choices.ts";
 import { positionOf } from "./parse.ts";
 import type { AgentState } from "./sources.ts";
 
-/** One warning per agent, tool and schema location that strict mode refuses. */
-export function strictSchemaWarnings(states: AgentState[], loaded: LoadResult): BuildWarning[] {
+/**
+ * One warning per agent, tool and schema location that strict mode refuses, for the agents an
+ * OpenAI model can serve (model-choices.ts): a model id computed at render, an `openai/...` id,
+ * or `modelOverride` (OPENCOMPUTER_MODEL) naming one.
+ */
+export function strictSchemaWarnings(
+  states: AgentState[],
+  loaded: LoadResult,
+  modelOverride?: string,
+): BuildWarning[] {
   const warnings: BuildWarning[] = [];
   // A schema is checked once, however many agents share its module.
   const issuesOf = new Map<unknown, ReturnType<typeof strictSchemaIssues>>();
   for (const state of states) {
     const agentId = state.entry.agentId;
+    if (!mayUseOpenAI(modelChoices(state.modules, modelOverride))) continue;
     for (const tool of state.tools) {
       if (!tool.name) continue;
       const found = loaded.loaded.get(tool.mod.file)?.find((t) => t.name === tool.name);

@@ -100,6 +100,12 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
   if (m.memory !== undefined && !Array.isArray(m.memory)) {
     throw invalid("manifest.memory must be an array", "manifest.memory");
   }
+  if (
+    m.defaultTools !== undefined &&
+    !(Array.isArray(m.defaultTools) && m.defaultTools.every((id) => typeof id === "string"))
+  ) {
+    throw invalid("manifest.defaultTools must be an array of tool ids", "manifest.defaultTools");
+  }
   if (bundle.byteLength === 0) throw invalid("The bundle is empty", "bundle");
   if (bundle.byteLength > MAX_BUNDLE_BYTES) {
     throw invalid(`The bundle is larger than ${MAX_BUNDLE_BYTES} bytes`, "bundle");
@@ -117,6 +123,7 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
     bundle,
     m.connections,
     m.memory,
+    m.defaultTools,
   );
   if (deploymentId(content, bundle) !== m.id) {
     throw invalid(

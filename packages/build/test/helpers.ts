@@ -1,7 +1,7 @@
 // Fixture projects and positions for the build tests.
 
-import { cpSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import type { BuildError } from "../src/errors.ts";
@@ -52,4 +52,18 @@ export function expectOnlyError(
     expected,
   ]);
   return mine[0]!;
+}
+
+/**
+ * A project written from `files` in the repository's gitignored test-output (so
+ * `@opencomputer/agent` resolves), and its removal.
+ */
+export function writeProject(files: Record<string, string>): { dir: string; remove: () => void } {
+  mkdirSync(OUTPUT, { recursive: true });
+  const dir = join(OUTPUT, `project-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -26,7 +26,7 @@ export function formatEvent(e: SessionEvent): string {
     case "session.status_changed":
       return `${head}${e.data.from} → ${e.data.to}`;
     case "agent.rendered":
-      return `${head}model ${String(e.data.model)}, tools [${e.data.enabledTools.join(", ")}]`;
+      return `${head}model ${String(e.data.model)}${modelNote(e.data)}, tools [${e.data.enabledTools.join(", ")}]`;
     case "turn.failed":
       return `${head}${e.data.code}: ${short(e.data.message)}`;
     case "usage.recorded":
@@ -36,4 +36,11 @@ export function formatEvent(e: SessionEvent): string {
       return `${head}${Object.keys(data).length ? short(data) : ""}`;
     }
   }
+}
+
+/** Why a render's model is what it is, when it is not simply the agent's choice. */
+function modelNote(data: { requestedModel?: string | null; modelSource?: string }): string {
+  if (data.modelSource === "default") return " (default: the agent selects none)";
+  if (data.modelSource === "override") return ` (replaces ${data.requestedModel ?? "the default"})`;
+  return "";
 }

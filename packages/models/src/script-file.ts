@@ -9,8 +9,19 @@ export interface ScriptToolCall {
   inputText?: string;
 }
 
+/** A web search the scripted provider "ran" during a step (`useTool("web-search")`). */
+export interface ScriptWebSearch {
+  query: string;
+  /** What the search found; the agent sees them as a provider's search results. */
+  results?: Array<{ url: string; title?: string | null }>;
+  /** A failed search instead, with the provider's error code (e.g. `max_uses_exceeded`). */
+  error?: string;
+}
+
 export interface ScriptStep {
   text?: string;
+  /** Searches run at the provider before the step's text and calls. */
+  webSearch?: ScriptWebSearch[];
   reasoning?: string;
   toolCalls?: ScriptToolCall[];
   error?: { status: number; message: string };
@@ -115,11 +126,8 @@ function validateScript(raw: unknown, file: string, modelId: string): Script {
     const at = `steps[${i}]`;
     if (!isObject(step)) return fail(at, "must be an object");
     for (const key of Object.keys(step)) {
-      if (!["text", "reasoning", "toolCalls", "error", "delayMs", "usage"].includes(key)) {
-        fail(
-          `${at}.${key}`,
-          "is not a known step field (text, reasoning, toolCalls, error, delayMs, usage)",
-        );
+      if (!STEP_FIELDS.includes(key)) {
+        fail(`${at}.${key}`, `is not a known step field (${STEP_FIELDS.join(", ")})`);
       }
     }
     if (step.text !== undefined && typeof step.text !== "string")
@@ -138,6 +146,7 @@ function validateScript(raw: unknown, file: string, modelId: string): Script {
         fail(`${at}.error`, "must be {status: integer, message: string}");
       }
     }
+    if (step.webSearch !== undefined) validateWebSearch(step.webSearch, `${at}.webSearch`, fail);
     if (step.toolCalls !== undefined) {
       if (!Array.isArray(step.toolCalls)) return fail(`${at}.toolCalls`, "must be an array");
       for (const [j, call] of (step.toolCalls as unknown[]).entries()) {
@@ -160,6 +169,34 @@ export function scriptStep(script: Script, index: number): ScriptStep | undefine
   const { steps, repeatFrom } = script;
   if (index < steps.length || repeatFrom === undefined) return steps[index];
   return steps[repeatFrom + ((index - steps.length) % (steps.length - repeatFrom))];
+}
+
+const STEP_FIELDS = ["text", "reasoning", "webSearch", "toolCalls", "error", "delayMs", "usage"];
+
+function validateWebSearch(
+  value: unknown,
+  at: string,
+  fail: (path: string, what: string) => never,
+): void {
+  if (!Array.isArray(value)) fail(at, "must be an array of {query, results?, error?}");
+  for (const [i, search] of (value as unknown[]).entries()) {
+    const sat = `${at}[${i}]`;
+    if (!isObject(search) || typeof search.query !== "string")
+      fail(`${sat}.query`, "must be a string");
+    const { results, error } = search as Record<string, unknown>;
+    if (error !== undefined && typeof error !== "string") fail(`${sat}.error`, "must be a string");
+    if (results === undefined) continue;
+    if (!Array.isArray(results)) fail(`${sat}.results`, "must be an array of {url, title?}");
+    for (const [j, result] of (results as unknown[]).entries()) {
+      const rat = `${sat}.results[${j}]`;
+      if (!isObject(result) || typeof result.url !== "string")
+        fail(`${rat}.url`, "must be a string");
+      const title = (result as Record<string, unknown>).title;
+      if (title !== undefined && title !== null && typeof title !== "string") {
+        fail(`${rat}.title`, "must be a string or null");
+      }
+    }
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -8,10 +8,14 @@ import type {
 import {
   type ModelContext,
   ModelError,
+  WEB_SEARCH_ID,
   WHOLE_STEPS,
   type WholeStepsModel,
+  withProviderTools,
 } from "@opencomputer/runtime";
 import { loadScriptFile, type ScriptStep, scriptFile, scriptStep } from "./script-file.ts";
+
+import { checkSearchDeclared, SCRIPT_WEB_SEARCH, searchParts } from "./script-web-search.ts";
 
 /**
  * `script/<name>`: a model that answers from `opencomputer/scripts/<name>.json`. The step it plays
@@ -24,6 +28,12 @@ import { loadScriptFile, type ScriptStep, scriptFile, scriptStep } from "./scrip
  * never mixes two versions of its script, and a step that only continues a turn skips a syscall
  * (about 8 µs here, a few percent of the engine benchmark's run).
  */
+/** A step and the model call (0-based, in the conversation) it is played as. */
+interface Played {
+  step: ScriptStep;
+  index: number;
+}
+
 export function createScriptModel(name: string, context: ModelContext): WholeStepsModel {
   const modelId = `script/${name}`;
   // The path is worked out once per model (the resolver keeps one per project and name).
@@ -33,7 +43,7 @@ export function createScriptModel(name: string, context: ModelContext): WholeSte
    * The step to play, or a promise of it when the step has a delay (a step without one is
    * handed over at once: one await less on every model call).
    */
-  function stepFor(options: LanguageModelV3CallOptions): ScriptStep | Promise<ScriptStep> {
+  function stepFor(options: LanguageModelV3CallOptions): Played | Promise<Played> {
     const prompt = options.prompt;
     const continuesTurn = prompt.length > 0 && prompt[prompt.length - 1]!.role === "tool";
     if (typeof file !== "string") {
@@ -51,22 +61,26 @@ export function createScriptModel(name: string, context: ModelContext): WholeSte
         400,
       );
     }
-    if (step.delayMs) return sleep(step.delayMs, options.abortSignal).then(() => played(step));
-    return played(step);
+    checkSearchDeclared(step, options, modelId, index);
+    const play = { step, index };
+    if (step.delayMs) return sleep(step.delayMs, options.abortSignal).then(() => played(play));
+    return played(play);
   }
 
   /** A step's error is thrown when it is played, after its delay. */
-  function played(step: ScriptStep): ScriptStep {
+  function played(play: Played): Played {
+    const { step } = play;
     if (step.error) {
       const error = new Error(step.error.message) as Error & { statusCode: number };
       error.statusCode = step.error.status;
       throw error;
     }
-    return step;
+    return play;
   }
 
-  function contentOf(step: ScriptStep): LanguageModelV3Content[] {
-    const content: LanguageModelV3Content[] = [];
+  function contentOf({ step, index }: Played): LanguageModelV3Content[] {
+    // The call's index in the conversation keeps search call ids unique in the session.
+    const content: LanguageModelV3Content[] = searchParts(step, index);
     if (step.reasoning) content.push({ type: "reasoning", text: step.reasoning });
     if (step.text) content.push({ type: "text", text: step.text });
     step.toolCalls?.forEach((call, i) => {
@@ -89,7 +103,7 @@ export function createScriptModel(name: string, context: ModelContext): WholeSte
     };
   }
 
-  return {
+  const model: WholeStepsModel = {
     specificationVersion: "v3",
     provider: "script",
     modelId,
@@ -99,19 +113,21 @@ export function createScriptModel(name: string, context: ModelContext): WholeSte
     [WHOLE_STEPS]: true,
     async doGenerate(options): Promise<LanguageModelV3GenerateResult> {
       const found = stepFor(options);
-      const step = found instanceof Promise ? await found : found;
+      const play = found instanceof Promise ? await found : found;
+      const { step } = play;
       const calls = step.toolCalls?.length ?? 0;
       return {
-        content: contentOf(step),
+        content: contentOf(play),
         finishReason: { unified: calls > 0 ? "tool-calls" : "stop", raw: undefined },
         usage: usageOf(step),
         warnings: [],
       };
     },
     async doStream(options) {
-      const step = await stepFor(options);
+      const play = await stepFor(options);
+      const { step } = play;
       const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
-      for (const part of contentOf(step)) {
+      for (const part of contentOf(play)) {
         if (part.type === "text" || part.type === "reasoning") {
           const kind = part.type;
           // One delta per text: every part is enqueued at once (a step's delay comes before
@@ -122,7 +138,7 @@ export function createScriptModel(name: string, context: ModelContext): WholeSte
             { type: `${kind}-delta`, id: kind, delta: part.text },
             { type: `${kind}-end`, id: kind },
           );
-        } else if (part.type === "tool-call") {
+        } else if (part.type === "tool-call" || part.type === "tool-result") {
           parts.push(part);
         }
       }
@@ -141,6 +157,9 @@ export function createScriptModel(name: string, context: ModelContext): WholeSte
       return { stream };
     },
   };
+  // Like Anthropic and OpenAI, it serves `useTool("web-search")`: with the step's `webSearch`.
+  withProviderTools(model, { [WEB_SEARCH_ID]: SCRIPT_WEB_SEARCH });
+  return model;
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

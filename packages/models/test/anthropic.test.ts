@@ -3,6 +3,7 @@ import { ModelError } from "@opencomputer/runtime";
 import { json, readAll, sse, startFakeApi } from "@opencomputer/testkit/model-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anthropicProvider } from "../src/providers/anthropic.ts";
+import { anthropicModelName } from "../src/providers/anthropic-model-name.ts";
 import { callOptions, fastRetry } from "./prompt.ts";
 
 const KEY = "sk-ant-test-0123456789abcdef";
@@ -237,5 +238,34 @@ describe("anthropic provider against a local Messages API", () => {
       code: "model_unavailable",
       message: expect.stringContaining("ended its response before finishing"),
     });
+  });
+});
+
+describe("model names as the platform's docs write them", () => {
+  it("sends anthropic/claude-sonnet-4.6 as Anthropic's claude-sonnet-4-6", async () => {
+    api.reply(
+      json(200, {
+        id: "msg_9",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-6",
+        content: [{ type: "text", text: "ok" }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      }),
+    );
+    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: api.origin };
+    const before = api.received.length;
+    await anthropicProvider({ env, retry: fastRetry })("claude-sonnet-4.6", ctx).doGenerate(
+      callOptions,
+    );
+    expect(api.received[before]!.body.model).toBe("claude-sonnet-4-6");
+  });
+
+  it("leaves native and other names as written", () => {
+    expect(anthropicModelName("claude-sonnet-4-6")).toBe("claude-sonnet-4-6");
+    expect(anthropicModelName("claude-3.5-sonnet")).toBe("claude-3-5-sonnet");
+    expect(anthropicModelName("my-proxy-model-1.2")).toBe("my-proxy-model-1.2");
   });
 });

@@ -100,3 +100,34 @@ describe("loadScript", () => {
     expect(() => loadScript(dir, ".hidden", "script/.hidden")).toThrow(/plain file name/);
   });
 });
+
+describe("a step's webSearch", () => {
+  const load = (step: unknown) => {
+    writeFileSync(file(), JSON.stringify({ steps: [step] }));
+    return loadScript(dir, "s", "script/s");
+  };
+
+  it("takes searches with results or a provider error code", () => {
+    const step = {
+      webSearch: [
+        { query: "q", results: [{ url: "https://a.example/", title: "A" }, { url: "https://b/" }] },
+        { query: "r", error: "max_uses_exceeded" },
+      ],
+      text: "answer",
+    };
+    expect(load(step).steps[0]).toEqual(step);
+  });
+
+  it("refuses malformed searches naming the path", () => {
+    expect(() => load({ webSearch: {} })).toThrow(/steps\[0\]\.webSearch must be an array/);
+    expect(() => load({ webSearch: [{ results: [] }] })).toThrow(
+      /steps\[0\]\.webSearch\[0\]\.query must be a string/,
+    );
+    expect(() => load({ webSearch: [{ query: "q", results: [{ title: "t" }] }] })).toThrow(
+      /webSearch\[0\]\.results\[0\]\.url must be a string/,
+    );
+    expect(() => load({ websearch: [] })).toThrow(
+      /steps\[0\]\.websearch is not a known step field/,
+    );
+  });
+});

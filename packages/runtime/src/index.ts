@@ -10,6 +10,7 @@ export { createStaticAgents, type StaticAgentsOptions } from "./agents/static-ag
 export { isoNow } from "./clock.ts";
 export { canonicalJson, jsonDigest } from "./digest.ts";
 export { ConflictError, NotFoundError } from "./engine/api-errors.ts";
+export { ASK_ID } from "./engine/ask.ts";
 export type { ComputerChange } from "./engine/computer-record.ts";
 export type { EgressGrant, EgressRequest, EgressSource, Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
@@ -37,6 +38,11 @@ export type {
 } from "./engine/runtime-api.ts";
 export type { ListSessionsOptions, SessionListRow } from "./engine/session-list.ts";
 export { type CreateSessionOptions, PROJECT_ID } from "./engine/session-options.ts";
+export {
+  DEFAULT_MODEL,
+  DefaultModelUnavailableError,
+  type ModelSource,
+} from "./engine/step-model.ts";
 export { TOOL_OUTPUT_LIMIT_BYTES } from "./engine/tool-call.ts";
 export type { SessionView, TurnView } from "./engine/view.ts";
 export { newId } from "./ids.ts";

@@ -3,6 +3,7 @@ import type { Auth } from "./auth.ts";
 import { checkContentLength, DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import type { RouteContext } from "./context.ts";
 import { HttpError } from "./errors.ts";
+import { matchRoute } from "./platform-paths.ts";
 import { errorResponse } from "./respond.ts";
 import { notFound, Router } from "./router.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
@@ -69,7 +70,7 @@ export function createHandler(options: HandlerOptions): Handler {
       if (!principal) throw new HttpError("unauthorized", "Missing or unknown x-api-key");
       checkContentLength(request, ctx.maxBodyBytes);
       const url = new URL(request.url);
-      const match = router.match(request.method, url.pathname);
+      const { match, path } = matchRoute(router, request.method, url.pathname, principal.projectId);
       if (match.kind === "not_found") throw notFound(url.pathname);
       if (match.kind === "method_not_allowed") {
         const response = errorResponse(
@@ -82,7 +83,7 @@ export function createHandler(options: HandlerOptions): Handler {
         response.headers.set("allow", match.allow.join(", "));
         return response;
       }
-      await checkScope(ctx, url.pathname, match.params, principal.projectId);
+      await checkScope(ctx, path, match.params, principal.projectId);
       return await match.handler(request, match.params, url, principal);
     } catch (error) {
       return errorResponse(error, log);

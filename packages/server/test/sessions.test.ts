@@ -191,7 +191,8 @@ describe("turns", () => {
     expect(((await again.json()) as Loose).turnId).toBe(a.turnId);
     for (const bad of [
       {},
-      { input: "text" },
+      { input: "" },
+      { input: 7 },
       { input: { colour: 1 } },
       { input: {}, mode: "x" },
       { input: {}, extra: 1 },

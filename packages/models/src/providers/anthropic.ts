@@ -2,6 +2,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { WEB_SEARCH_ID, withProviderTools } from "@opencomputer/runtime";
 import type { ModelFactory } from "../resolver.ts";
+import { anthropicModelName } from "./anthropic-model-name.ts";
 import { declareProviderTool, withoutUndeclaredProviderParts } from "./provider-tool-parts.ts";
 import { withRetries } from "./retry.ts";
 import { type ProviderConfig, requireKey, setting } from "./settings.ts";
@@ -34,7 +35,7 @@ export function anthropicProvider(config: AnthropicConfig = {}): ModelFactory {
     const baseURL = versioned(setting(config.baseURL, env.ANTHROPIC_BASE_URL) ?? DEFAULT_BASE_URL);
     // Explicit apiKey and baseURL: the SDK must not fall back to process.env on its own.
     const provider = createAnthropic({ apiKey, baseURL, headers: config.headers });
-    const model = withRetries(withDeclaredParts(provider(modelName)), {
+    const model = withRetries(withDeclaredParts(provider(anthropicModelName(modelName))), {
       ...config.retry,
       modelId,
       secrets: [apiKey],

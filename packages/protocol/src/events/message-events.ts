@@ -13,7 +13,12 @@ export const messageEvents = {
   "agent.rendered": object({
     renderId: string(),
     instructions: string(),
+    /** The model that answers this step: the agent's, the default, or the runtime's override. */
     model: nullable(string()),
+    /** What the agent selected with useModel; null when it selected none (the default applies). */
+    requestedModel: optional(nullable(string())),
+    /** Why `model` is what it is: the agent chose it, the default filled in, or an override won. */
+    modelSource: optional(oneOf(["agent", "default", "override"])),
     enabledTools: array(string()),
     input: agentInputShape,
     renderedAt: string(),

@@ -23,6 +23,7 @@ export function locatedAgents(agents: AgentResolver): AgentResolver {
         agentId,
         deploymentId,
         projectDir: location.projectDir,
+        ...(location.defaultTools ? { defaultTools: location.defaultTools } : {}),
         render: () => {
           throw new Error("this agent runs in a worker process; use the engine's AgentExecution");
         },

@@ -46,6 +46,8 @@ export interface EngineContext {
   models: ModelResolver;
   /** Memory documents and session bindings; without it sessions cannot bind memory. */
   memory?: MemoryStore;
+  /** The model of an agent that selects none (`DEFAULT_MODEL` unless the options say). */
+  defaultModel: string;
   notifier: Notifier;
   log: Logger;
   /** Spans of turns, steps, model and tool calls; NO_TRACING when tracing is off. */
@@ -59,6 +61,8 @@ export interface EngineContext {
   /** How long an interrupt waits for running tools to honour their signal before settling. */
   cancelGraceMs: number;
   builtInToolIds: readonly string[];
+  /** Built-in ids every render gets without useTool, unless its deployment says otherwise. */
+  defaultTools: readonly string[];
   /** Runtime-provided tools by id (`ask` is handled by the engine itself). */
   builtInTools: ReadonlyMap<string, BuiltInTool>;
   /** Worker losses per turn in this runtime (a turn that keeps losing its worker fails). */

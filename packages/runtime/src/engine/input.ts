@@ -15,10 +15,17 @@ const fail = (path: string, message: string): never => {
   throw new InputError("invalid_input", `${path}: ${message}`, { path });
 };
 
-/** Checks a turn input from a client; returns a copy with only the known fields. */
+/**
+ * Checks a turn input from a client; returns a copy with only the known fields. A string is the
+ * platform docs' short form (`{"input": "Plan the workshop."}`) and means `{ text }` from a user.
+ */
 export function validateInput(raw: unknown): AgentInput {
+  if (typeof raw === "string") {
+    if (raw.trim() === "") fail("input", "is an empty string; send the user's text");
+    return validateInput({ text: raw });
+  }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    fail("input", "must be an object");
+    fail("input", "must be a string (the user's text) or an object {source?, text?, payload?}");
   const input = raw as Record<string, unknown>;
   for (const key of Object.keys(input)) {
     if (!KEYS.has(key))

@@ -13,14 +13,21 @@ import type { WorkSignal } from "../ports/work-signal.ts";
 import { ASK_ID } from "./ask.ts";
 import type { EgressSource, EngineContext, Logger } from "./context.ts";
 import { Deadlines } from "./deadlines.ts";
+import { runtimeDefaultTools } from "./default-tools.ts";
 import { type ProcessProbe, procProbe, withIncarnation } from "./incarnation.ts";
 import { Notifier } from "./notifier.ts";
+import { DEFAULT_MODEL } from "./step-model.ts";
 import { WorkerLosses } from "./worker-loss.ts";
 
 export interface RuntimeOptions {
   store: Store;
   agents: AgentResolver;
   models: ModelResolver;
+  /**
+   * The model of an agent that calls no useModel (default `DEFAULT_MODEL`,
+   * "anthropic/claude-sonnet-4.6", the platform docs' model).
+   */
+  defaultModel?: string;
   runtimeId?: string;
   /** How long a session's lease lasts without renewal; another runtime takes over after it. */
   leaseMs?: number;
@@ -44,6 +51,12 @@ export interface RuntimeOptions {
   applyTimeoutMs?: number;
   /** Runtime-provided tools agents may select by id, e.g. the computers' `shell`. */
   builtInTools?: BuiltInTool[];
+  /**
+   * Built-in ids every render gets without useTool (default: `shell` when `builtInTools` has it,
+   * as the platform gives every session its shell). A deployment may record its own
+   * (`shell: false` in project.ts records none).
+   */
+  defaultTools?: string[];
   /**
    * How this process hears of commits made by others on the same store (new work, new events).
    * Default: the in-process Notifier, which only sees this process's own writes. Several
@@ -114,6 +127,7 @@ export function createEngineContext(
     ...(options.egress ? { egress: options.egress } : {}),
     ...(options.memory ? { memory: options.memory } : {}),
     models: options.models,
+    defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     notifier: new Notifier(),
     log: options.log ?? consoleLog,
     tracing: options.tracing ?? NO_TRACING,
@@ -127,6 +141,7 @@ export function createEngineContext(
       ...MODEL_PROVIDED_TOOL_IDS,
       ...(options.builtInTools ?? []).map((t) => t.id),
     ],
+    defaultTools: runtimeDefaultTools(options.defaultTools, options.builtInTools ?? []),
     builtInTools: new Map((options.builtInTools ?? []).map((t) => [t.id, t])),
     workerLosses: new WorkerLosses(),
     timers: new Deadlines<() => void>((run) => run(), { keepAlive: false }),

@@ -19,7 +19,6 @@ import {
   BuiltInUnavailableError,
   providerToolsForStep,
 } from "../ports/built-in-tool.ts";
-import { publicModelId } from "../ports/model.ts";
 import { ModelError, toModelError } from "../ports/model-error.ts";
 import { providerToolsOf } from "../ports/provider-tools.ts";
 import type { MessageRecord, ToolCallRecord, TurnError } from "../ports/records.ts";
@@ -28,12 +27,20 @@ import { NO_SPAN, type SpanHandle } from "../ports/tracing.ts";
 import { ASK_ID, ASK_MODEL_TOOL, endWithQuestion, takeAsk } from "./ask.ts";
 import { executeBuiltInCall, providerExecutedParts } from "./built-in-call.ts";
 import { write } from "./context.ts";
+import { defaultToolsFor, withDefaultTools } from "./default-tools.ts";
 import { type Recalled, recallMemory, rememberRecall } from "./memory-recall.ts";
 import { executeMemoryCall, memoryModelTool, memoryToolsOf } from "./memory-tools.ts";
 import { type StepOutput, streamStep } from "./model-stream.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { settleTurn } from "./settle.ts";
 import { absorbSteering } from "./steering.ts";
+import {
+  askedModel,
+  explainDefault,
+  renderedModelData,
+  resolvedModel,
+  resolveFor,
+} from "./step-model.ts";
 import { executeCall } from "./tool-call.ts";
 import { guard, knownState, type TurnScope, traceOf } from "./turn-scope.ts";
 import { traceCall, usageAttributes } from "./turn-spans.ts";
@@ -83,6 +90,7 @@ export async function runTurn(scope: TurnScope, loaded: LoadedAgent): Promise<vo
   try {
     const agent = await openAgent(scope, loaded);
     if (!agent) return;
+    scope.defaultTools = defaultToolsFor(scope, loaded);
     // Only after a crash (or a lost worker) does a turn start with calls to run again.
     const pending = scope.conversation.pendingCalls();
     if (pending.length > 0) await resumePendingCalls(scope, agent, pending);
@@ -145,40 +153,42 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
     await fail(scope, { code: "agent_failed", message: render });
     return false;
   }
-  const renderedEvent: NewEvent = {
+  let stepModel = askedModel(ctx, render.model);
+  const renderedAt = isoNow();
+  const rendered = (): NewEvent => ({
     type: "agent.rendered",
     turnId: turn.id,
     data: {
       renderId: render.renderId,
       instructions: render.instructions,
-      model: render.model ?? null,
+      ...renderedModelData(stepModel),
       enabledTools: enabledTools(render),
       input: turn.input,
-      renderedAt: isoNow(),
+      renderedAt,
     },
-  };
+  });
 
   let model: LanguageModelV3;
   let response: StepOutput;
   let chat: SpanHandle | undefined;
-  const requested = render.model ?? "";
   const messageId = newId("msg");
   // agent.rendered goes first in the log: with the first streamed delta, or with the step.
   let renderedPending = true;
   const withRendered = (events: NewEvent[]): NewEvent[] => {
     if (!renderedPending) return events;
     renderedPending = false;
-    return [renderedEvent, ...events];
+    return [rendered(), ...events];
   };
   try {
-    model = ctx.models.resolve(requested, { projectDir: agent.projectDir, agentId: agent.agentId });
+    model = resolveFor(scope, agent, stepModel);
+    stepModel = resolvedModel(stepModel, model);
     // Built-ins the model provider runs itself (web search): the model must offer them.
     const providerTools = providerToolsForStep(
       render.builtInTools,
       scope.builtInToolIds,
       ctx.builtInTools,
       providerToolsOf(model),
-      publicModelId(model) ?? requested,
+      stepModel.effective,
     );
     if (providerTools instanceof BuiltInUnavailableError) throw providerTools;
     chat = stepSpan.child(`chat ${model.modelId}`, {
@@ -214,7 +224,11 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       await fail(scope, { code: "agent_failed", message, tool: error.tool }, withRendered([]));
       return false;
     }
-    const e = error instanceof ModelError ? error : toModelError(error, requested);
+    const e = explainDefault(
+      stepModel,
+      scope.agentId,
+      error instanceof ModelError ? error : toModelError(error, stepModel.effective),
+    );
     await fail(scope, { code: e.code, message: e.message, model: e.model }, withRendered([]));
     return false;
   }
@@ -287,7 +301,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
   events.push({
     type: "usage.recorded",
     turnId: turn.id,
-    data: usageData(ctx, model, requested, response),
+    data: usageData(ctx, model, stepModel.effective, response),
   });
 
   // Anthropic pauses a long server-tool turn (`pause_turn`): sending the content back resumes it.
@@ -401,11 +415,12 @@ async function renderOrFail(
   recalled: Recalled | undefined,
 ): Promise<RenderedAgent | string> {
   try {
-    return await agent.render({
+    const render = await agent.render({
       input: scope.turn.input,
       builtInToolIds: scope.builtInToolIds,
       ...(recalled ? { memory: recalled.projections } : {}),
     });
+    return withDefaultTools(render, scope.defaultTools ?? []);
   } catch (error) {
     if (error instanceof WorkerLostError) throw error;
     // The author's error may hold anything; it goes to the runtime's log, not to clients.

@@ -25,6 +25,8 @@ export interface TurnScope {
   conversation: Conversation;
   /** Built-in tool ids this session may select (`ask` is not offered to microvm sessions). */
   builtInToolIds: readonly string[];
+  /** Built-in ids every render of this turn gets without useTool (default-tools.ts). */
+  defaultTools?: readonly string[];
   /** Tool executions still running: an interrupt gives them a grace period to honour `signal`. */
   inflight: Set<Promise<unknown>>;
   /** Set when a steering input waits to be folded into this turn before the next model step. */

@@ -7,6 +7,11 @@ export interface LoadedAgent {
   /** The user's project directory (scripts, `.env.local`). */
   projectDir: string;
   render: AgentFunction;
+  /**
+   * Built-in tool ids every render of this agent gets without `useTool` (what its deployment
+   * records). Absent: the runtime's `defaultTools` (`shell` where computers are configured).
+   */
+  defaultTools?: readonly string[];
 }
 
 /**
@@ -17,6 +22,8 @@ export interface AgentLocation {
   agentId: string;
   deploymentId: string;
   projectDir: string;
+  /** As `LoadedAgent.defaultTools`. */
+  defaultTools?: readonly string[];
   /** The worker's working directory (the deployment's directory). */
   cwd: string;
   /** Absolute path of a module exporting `loadAgent(args): Promise<AgentFunction>`. */

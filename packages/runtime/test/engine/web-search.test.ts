@@ -232,12 +232,68 @@ describe.each(EXECUTIONS)("web search (%s)", (execution) => {
     });
   });
 
+  describe("on the scripted model", () => {
+    it("plays a step's webSearch as a provider's search: events, message content, answer", async () => {
+      h = await harness({
+        ...inMode,
+        steps: [
+          {
+            webSearch: [
+              {
+                query: "paris weather today",
+                results: [{ title: "Paris forecast", url: "https://weather.example/paris" }],
+              },
+              { query: "paris rain", error: "max_uses_exceeded" },
+            ],
+            text: "Sunny in Paris today.",
+          },
+        ],
+      });
+      const { sessionId, events } = await h.run("Weather in Paris?", "searcher");
+      expect(ofType(events, "turn.completed")).toHaveLength(1);
+      const started = ofType(events, "tool.started");
+      expect(started.map((e) => e.data)).toEqual([
+        {
+          tool: "web-search",
+          callId: "script_search_0_0",
+          title: "web-search",
+          input: { query: "paris weather today" },
+          providerExecuted: true,
+        },
+        expect.objectContaining({ callId: "script_search_0_1", input: { query: "paris rain" } }),
+      ]);
+      expect(ofType(events, "tool.completed")[0]!.data).toMatchObject({
+        tool: "web-search",
+        output: {
+          queries: ["paris weather today"],
+          results: [{ title: "Paris forecast", url: "https://weather.example/paris" }],
+        },
+        providerExecuted: true,
+      });
+      expect(ofType(events, "tool.failed")[0]!.data.message).toBe(
+        "web-search failed at the model provider: max_uses_exceeded",
+      );
+      expect(ofType(events, "message.completed")[0]!.data.text).toBe("Sunny in Paris today.");
+      // No tool-call record: nothing was left for the runtime to run.
+      expect(await h.store.listToolCalls(sessionId)).toEqual([]);
+    });
+
+    it("refuses a search in a step whose agent did not select web-search", async () => {
+      h = await harness({
+        ...inMode,
+        steps: [{ webSearch: [{ query: "x", results: [] }], text: "no" }],
+      });
+      const { events } = await h.run("Hi", "quiet");
+      expect(ofType(events, "turn.failed")[0]!.data).toMatchObject({ code: "model_rejected" });
+      expect(ofType(events, "tool.started")).toHaveLength(0);
+    });
+  });
+
   describe("selecting web-search where the model has none", () => {
     const ollama = (name: string) =>
       ollamaProvider({ baseURL: "http://127.0.0.1:9/v1" })(name, ctx);
     it.each<[string, Record<string, (name: string) => LanguageModelV3>]>([
       ["ollama/llama3.2", { ollama }],
-      ["script/test", {}],
     ])(
       "fails the turn on %s with a typed error listing the built-ins it has",
       async (model, providers) => {
