@@ -85,6 +85,7 @@ export {
 export type * from "./ports/records.ts";
 export type * from "./ports/store.ts";
 export { StoreError } from "./ports/store-errors.ts";
+export type * from "./ports/trigger-store.ts";
 export {
   NO_TRACING,
   type SettledTurn,

@@ -9,3 +9,5 @@ export {
 } from "./batch-ops.ts";
 export * from "./memory-rows.ts";
 export * from "./row-mapping.ts";
+export * from "./trigger-rows.ts";
+export { type SqlExecutor, SqlTriggerStore, triggerTablesDdl } from "./trigger-store.ts";

@@ -11,3 +11,4 @@ export {
   type PostgresStoreOptions,
 } from "./postgres-store.ts";
 export { SCHEMA_VERSION } from "./schema.ts";
+export { createPostgresTriggerStore } from "./trigger-store.ts";

@@ -13,6 +13,7 @@ import type pg from "pg";
 import { APPROVALS_V2 } from "./approvals.ts";
 import { MEMORY_V4 } from "./memory-schema.ts";
 import { WRITE_FUNCTION_V4 } from "./write-function.ts";
+import { TRIGGERS_V6 } from "./trigger-store.ts";
 
 const V1 = `
 CREATE TABLE sessions (
@@ -134,13 +135,14 @@ CREATE INDEX sessions_by_project_created ON sessions (project_id, created_at DES
 
 /** Migration n (1-based) brings the schema from version n-1 to n. Append only. */
 // Memory's tables are migration 4 and the write function 5 (both were written as "4" on
-// parallel branches; the order is fixed from here on).
+// parallel branches; the order is fixed from here on). The trigger tables are 6.
 export const MIGRATIONS: readonly string[] = [
   V1,
   APPROVALS_V2,
   PROJECTS_V3,
   MEMORY_V4,
   WRITE_FUNCTION_V4,
+  TRIGGERS_V6,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

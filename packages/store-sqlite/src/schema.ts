@@ -7,6 +7,7 @@ import { StoreError } from "@opencomputer/runtime";
 import type Database from "better-sqlite3";
 import { APPROVALS_V2 } from "./approval-rows.ts";
 import { MEMORY_V5 } from "./memory-schema.ts";
+import { TRIGGERS_V6 } from "./trigger-store.ts";
 
 // JSON-valued columns hold JSON text (never SQL NULL: a JSON null is the text `null`), so a
 // value comes back exactly as it went in. Ids are unique within their session.
@@ -142,7 +143,14 @@ INSERT INTO journal_state (id, applied_seq, file_id) VALUES (1, 0, lower(hex(ran
 `;
 
 /** Migration n (1-based) brings a database from user_version n-1 to n. Append only. */
-export const MIGRATIONS: readonly string[] = [V1, APPROVALS_V2, PROJECTS_V3, JOURNAL_V4, MEMORY_V5];
+export const MIGRATIONS: readonly string[] = [
+  V1,
+  APPROVALS_V2,
+  PROJECTS_V3,
+  JOURNAL_V4,
+  MEMORY_V5,
+  TRIGGERS_V6,
+];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -474,6 +474,17 @@ export class SqliteStore implements Store {
     return body(this.statements);
   }
 
+  /**
+   * Runs `fn` on this connection outside any group: the open groups on this file (this store's
+   * and its peers' in this process) are committed first, so a statement of another table set
+   * (the trigger store) commits on its own and is never undone with a group.
+   */
+  outsideGroup<R>(fn: (db: Database.Database) => R): R {
+    this.group?.beforeRead();
+    this.group?.commit();
+    return fn(this.database);
+  }
+
   /** Commits the open group (if any), then closes the connection. */
   async close(): Promise<void> {
     if (!this.database.open) return;

@@ -9,6 +9,12 @@ import {
   type Shape,
   string,
 } from "../shape.ts";
+import {
+  type ScheduleInput,
+  scheduleInputShape,
+  type WebhookInput,
+  webhookInputShape,
+} from "./triggers.ts";
 
 export const INPUT_SOURCES = [
   "user",
@@ -35,6 +41,10 @@ export interface AgentInput {
   payload?: Infer<ReturnType<typeof json>>;
   answer?: Answer;
   steering?: AgentInput[];
+  /** With `source: "schedule"`: which schedule and occurrence started the session. */
+  schedule?: ScheduleInput;
+  /** With `source: "webhook"`: which webhook and request started the session. */
+  webhook?: WebhookInput;
 }
 
 // Steering nests inputs; one level of shape is enough to check what the engine writes (held
@@ -54,8 +64,12 @@ export const agentInputShape: Shape<AgentInput> = named(
     payload: optional(json()),
     answer: optional(answerShape),
     steering: optional(array(plainInput)),
+    schedule: optional(scheduleInputShape),
+    webhook: optional(webhookInputShape),
   }),
 ) as Shape<AgentInput>;
 
 /** The `input` of `POST /sessions/<id>/turns`: `source` defaults to `user`. */
-export type TurnInput = Omit<AgentInput, "source" | "steering"> & { source?: InputSource };
+export type TurnInput = Omit<AgentInput, "source" | "steering" | "schedule" | "webhook"> & {
+  source?: InputSource;
+};

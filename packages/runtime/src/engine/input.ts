@@ -1,6 +1,7 @@
 import { type AgentInput, type JsonValue, OpenComputerError } from "@opencomputer/agent";
 import { assertJsonCompatible, jsonByteLength } from "@opencomputer/agent/internal";
 import type { TurnMode } from "../ports/records.ts";
+import type { SendTurnOptions } from "./runtime-api.ts";
 
 /** Bounds on what one turn's input may carry. */
 export const INPUT_LIMITS = { textChars: 100_000, payloadBytes: 256 * 1024 } as const;
@@ -68,6 +69,14 @@ export function validateInput(raw: unknown): AgentInput {
     fail("input", "needs text, payload or answer");
   }
   return out;
+}
+
+/** The input with a trigger's attested provenance: its source and `schedule` / `webhook`. */
+export function withOrigin(input: AgentInput, origin: SendTurnOptions["origin"]): AgentInput {
+  if (origin === undefined) return input;
+  if ("schedule" in origin)
+    return { ...input, source: "schedule", schedule: { ...origin.schedule } };
+  return { ...input, source: "webhook", webhook: { ...origin.webhook } };
 }
 
 export function validateMode(mode: unknown): TurnMode {

@@ -1,3 +1,4 @@
+import type { ScheduleInput, WebhookInput } from "@opencomputer/protocol";
 import type { AgentExecution } from "../ports/agent-execution.ts";
 import type {
   ApprovalRecord,
@@ -40,6 +41,11 @@ export interface Runtime {
 export interface SendTurnOptions {
   mode?: TurnMode;
   idempotencyKey?: string;
+  /**
+   * Provenance a trigger attests (schedules, webhooks): set as `input.schedule` / `input.webhook`
+   * with the matching `source`. Never taken from a client's input, so it cannot be forged.
+   */
+  origin?: { schedule: ScheduleInput } | { webhook: WebhookInput };
 }
 
 export interface SendTurnResult {

@@ -7,7 +7,7 @@ import { StoreError } from "../ports/store-errors.ts";
 import { ConflictError } from "./api-errors.ts";
 import { interruptTurns } from "./cancellation.ts";
 import { type EngineContext, write } from "./context.ts";
-import { validateInput, validateMode } from "./input.ts";
+import { validateInput, validateMode, withOrigin } from "./input.ts";
 import { answerKey, planQuestionInput } from "./question-input.ts";
 import type { SendTurnOptions, SendTurnResult } from "./runtime.ts";
 import type { SessionActors } from "./runtime-actors.ts";
@@ -31,7 +31,7 @@ export async function sendTurnNow(
 ): Promise<SendTurnResult> {
   const { ctx, actors, kick, startNew, mustGetSession } = deps;
   const { store } = ctx;
-  const input: AgentInput = validateInput(rawInput);
+  const input: AgentInput = withOrigin(validateInput(rawInput), opts.origin);
   const mode = validateMode(opts.mode);
   const key = opts.idempotencyKey;
   if (key !== undefined && (typeof key !== "string" || key.length === 0 || key.length > 256)) {
