@@ -23,6 +23,12 @@ export {
   MemoryDefinitionError,
   type MemoryProvider,
 } from "./define-memory.ts";
+export {
+  defineSchedule,
+  type ScheduleDeclaration,
+  type ScheduleDefinition,
+  ScheduleDefinitionError,
+} from "./define-schedule.ts";
 export { defineTool, TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN } from "./define-tool.ts";
 export {
   type ErrorDetails,

@@ -36,3 +36,10 @@ export {
   SECRET_NAME_PATTERN,
   type SecretHeaderDeclaration,
 } from "./secrets.ts";
+export {
+  isTimeZone,
+  SCHEDULE_ID_PATTERN,
+  type ScheduleIssue,
+  scheduleDeclaration,
+  scheduleIssues,
+} from "./define-schedule.ts";
