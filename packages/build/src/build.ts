@@ -81,6 +81,7 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
       memory.byAgent.get(agent.agentId),
       // `shell: false` in project.ts: no built-in tool comes without useTool.
       analysis.declaration?.shell === false ? [] : undefined,
+      agent.schedules,
     );
     const written = writeDeployment(out, content, bundle, now);
     const moves = recordDeployment(

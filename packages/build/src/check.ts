@@ -5,6 +5,7 @@
 // Loading runs project code, so the child is confined by the options' isolation (isolation.ts).
 
 import { performance } from "node:perf_hooks";
+import type { ScheduleDeclaration } from "@opencomputer/agent";
 import { jsonDigest } from "@opencomputer/runtime";
 import { bundleAgent } from "./bundle.ts";
 import type { DeploymentTool, ResultToolRecord } from "./deployment.ts";
@@ -18,6 +19,7 @@ import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
 import { openProject, type Project, relativePath } from "./project.ts";
 import type { ProjectDeclaration } from "./project-file.ts";
 import { responseReturnWarnings } from "./response-returns.ts";
+import { readSchedules } from "./schedules.ts";
 import { type AgentState, readSources, type Sources } from "./sources.ts";
 import { strictSchemaWarnings } from "./strict-warnings.ts";
 import type { StaticTool } from "./tools.ts";
@@ -46,6 +48,8 @@ export interface AgentReport {
   /** Sorted by name. Complete only when the check found no errors. */
   tools: DeploymentTool[];
   resultTool?: ResultToolRecord;
+  /** Its schedules (`schedules/<id>.ts`), sorted by id. */
+  schedules: ScheduleDeclaration[];
 }
 
 export interface BuildTimings {
@@ -100,7 +104,11 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
     throw error;
   }
   const { graph, states, toolsByModule } = sources;
-  const errors = [...sources.errors];
+  const schedules = readSchedules(
+    project,
+    states.map((s) => s.entry),
+  );
+  const errors = [...sources.errors, ...schedules.errors];
   const analyzeMs = performance.now() - started;
   // What loading says about a module whose source is already refused repeats that refusal
   // (defineTool throws for the same reason), so it is not reported again.
@@ -137,7 +145,10 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
   errors.push(...loadErrors(project, loaded, refused));
   errors.push(...unrecognisedTools(graph, loaded, toolsByModule, refused));
 
-  const agents = states.map((s) => report(project, s, loaded));
+  const agents = states.map((s) => ({
+    ...report(project, s, loaded),
+    schedules: schedules.byAgent.get(s.entry.agentId) ?? [],
+  }));
   const totalMs = performance.now() - started;
   return {
     project,
@@ -216,7 +227,11 @@ function unrecognisedTools(
   return errors;
 }
 
-function report(project: Project, state: AgentState, loaded: LoadResult): AgentReport {
+function report(
+  project: Project,
+  state: AgentState,
+  loaded: LoadResult,
+): Omit<AgentReport, "schedules"> {
   const tools: DeploymentTool[] = [];
   let resultTool: ResultToolRecord | undefined;
   for (const tool of state.tools) {

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ToolKind } from "@opencomputer/agent";
+import type { ScheduleDeclaration, ToolKind } from "@opencomputer/agent";
 import type { ConnectionDeclaration, MemoryDeclaration } from "@opencomputer/agent/internal";
 import { canonicalJson } from "@opencomputer/runtime";
 import type { JsonValue } from "./literal.ts";
@@ -49,6 +49,8 @@ export interface Deployment {
    * (`shell`). `[]` when project.ts says `shell: false`.
    */
   defaultTools?: string[];
+  /** The agent's schedules (absent when none). */
+  schedules?: ScheduleDeclaration[];
   bundle: { file: string; digest: string };
 }
 
@@ -63,6 +65,7 @@ export function deploymentContent(
   connections: ConnectionDeclaration[] = [],
   memory: MemoryDeclaration[] = [],
   defaultTools?: string[],
+  schedules: ScheduleDeclaration[] = [],
 ): DeploymentContent {
   return {
     agentId,
@@ -72,6 +75,7 @@ export function deploymentContent(
     ...(connections.length > 0 ? { connections } : {}),
     ...(memory.length > 0 ? { memory } : {}),
     ...(defaultTools ? { defaultTools } : {}),
+    ...(schedules.length > 0 ? { schedules } : {}),
     bundle: { file: BUNDLE_FILE, digest: `sha256:${sha256(bundle)}` },
   };
 }
@@ -114,6 +118,7 @@ export function writeDeployment(
     ...(content.connections ? { connections: content.connections } : {}),
     ...(content.memory ? { memory: content.memory } : {}),
     ...(content.defaultTools ? { defaultTools: content.defaultTools } : {}),
+    ...(content.schedules ? { schedules: content.schedules } : {}),
     bundle: content.bundle,
   };
   mkdirSync(dir, { recursive: true });

@@ -51,6 +51,11 @@ export const BUILD_ERROR_CODES = {
   tool_module_load_failed: "a module threw while it loaded (defineTool's own codes pass through)",
   tool_module_load_timeout: "loading the modules did not finish within the time limit",
   tool_not_static: "a module exports a tool the build did not find as a defineTool() call",
+  // Schedules (agents/<id>/schedules/<name>.ts); defineSchedule's own codes pass through
+  schedule_not_defined: "a schedule module does not default-export defineSchedule({...})",
+  schedule_not_literal: "a schedule field is not written out as a literal",
+  schedule_id_mismatch: "a schedule's id is not its file name",
+  schedule_cron_invalid: "the cron expression is not five valid fields, or never occurs",
   // Bundling
   bundle_failed: "esbuild could not bundle the agent",
 } as const;

@@ -59,3 +59,4 @@ export {
   readProjectDeclaration,
 } from "./project-file.ts";
 export { acceptUpload, MAX_BUNDLE_BYTES } from "./upload.ts";
+export { createScheduleCatalog } from "./schedule-catalog.ts";
