@@ -25,6 +25,7 @@ export const API_ERROR_STATUS = {
   /** An uploaded deployment failed the checks a build passes (names the field at fault). */
   deployment_invalid: 422,
   unauthorized: 401,
+  webhook_disabled: 403,
   not_found: 404,
   agent_not_found: 404,
   method_not_allowed: 405,
