@@ -17,7 +17,7 @@ export function checkContentLength(request: Request, max: number): void {
 }
 
 /** Reads the body, counting bytes as they arrive: Content-Length may be absent or wrong. */
-async function readLimited(request: Request, max: number): Promise<Uint8Array> {
+export async function readLimited(request: Request, max: number): Promise<Uint8Array> {
   checkContentLength(request, max);
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();

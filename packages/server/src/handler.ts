@@ -1,4 +1,5 @@
 import type { Runtime } from "@opencomputer/runtime";
+import type { Webhooks } from "@opencomputer/webhooks";
 import type { Auth } from "./auth.ts";
 import { checkContentLength, DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import type { RouteContext } from "./context.ts";
@@ -11,8 +12,10 @@ import { type Catalog, catalogRoutes } from "./routes/catalog.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { resultRoutes } from "./routes/results.ts";
+import { type SchedulesOptions, scheduleRoutes } from "./routes/schedules.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { turnRoutes } from "./routes/turns.ts";
+import { WEBHOOK_INGRESS_PREFIX, webhookIngress, webhookRoutes } from "./routes/webhooks.ts";
 import { checkScope } from "./scope.ts";
 import { type ConsoleOptions, createConsoleFiles } from "./static.ts";
 
@@ -29,6 +32,10 @@ export interface HandlerOptions {
   catalog?: Catalog;
   /** Serves the built web console at `/console/` (static files only need no key; see static.ts). */
   console?: ConsoleOptions;
+  /** Serves `/schedules…` and `/schedule-runs/<id>` (see @opencomputer/schedules). */
+  schedules?: SchedulesOptions;
+  /** Serves `/webhooks…` and the ingress `POST /agent-webhooks/<id>/<token>` (no API key). */
+  webhooks?: Webhooks;
   /** Called with every unexpected error (the client only sees a generic 500). */
   onError?: (error: unknown) => void;
 }
@@ -59,12 +66,18 @@ export function createHandler(options: HandlerOptions): Handler {
   approvalRoutes(router, ctx);
   memoryRoutes(router, ctx);
   if (options.catalog) catalogRoutes(router, options.catalog);
+  if (options.schedules) scheduleRoutes(router, ctx, options.schedules);
+  if (options.webhooks) webhookRoutes(router, ctx, options.webhooks);
+  const ingress = options.webhooks ? webhookIngress(options.webhooks) : null;
 
   const consoleFiles = options.console ? createConsoleFiles(options.console) : null;
   return async (request) => {
     try {
       const file = consoleFiles && (await consoleFiles(request));
       if (file) return file;
+      // A webhook's sender proves itself with the webhook's token, not an API key.
+      if (ingress && new URL(request.url).pathname.startsWith(WEBHOOK_INGRESS_PREFIX))
+        return await ingress(request, new URL(request.url));
       const key = request.headers.get("x-api-key");
       const principal = key ? await options.auth.verify(key) : null;
       if (!principal) throw new HttpError("unauthorized", "Missing or unknown x-api-key");
