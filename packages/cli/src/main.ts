@@ -21,6 +21,8 @@ const COMMANDS: Record<string, Run> = {
   results: (rest) => remoteCommand("results", rest),
   approvals: (rest) => remoteCommand("approvals", rest),
   memory: (rest) => remoteCommand("memory", rest),
+  webhooks: (rest) => remoteCommand("webhooks", rest),
+  schedules: (rest) => remoteCommand("schedules", rest),
   dev: (rest) => serveCommand(rest, "dev"),
   server: (rest) => serveCommand(rest, "server"),
   keys: keysCommand,

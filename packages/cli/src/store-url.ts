@@ -4,16 +4,23 @@
 // on one database share the work: a turn queued through any of them is claimed by exactly one
 // runtime (the lease decides), and SSE followers on any of them see every event.
 import { OpenComputerError } from "@opencomputer/agent";
-import type { RuntimeOptions, Store, WorkSignal } from "@opencomputer/runtime";
+import type { RuntimeOptions, Store, TriggerStore, WorkSignal } from "@opencomputer/runtime";
 import {
   createPostgresMemoryStore,
   createPostgresSignal,
   createPostgresStore,
+  createPostgresTriggerStore,
 } from "@opencomputer/store-postgres";
-import { createSqliteMemoryStore, createSqliteStore } from "@opencomputer/store-sqlite";
+import {
+  createSqliteMemoryStore,
+  createSqliteStore,
+  createSqliteTriggerStore,
+} from "@opencomputer/store-sqlite";
 
 export interface OpenedStore {
   store: Store;
+  /** Schedule runs and webhooks, on the same database. */
+  triggers: TriggerStore;
   /** Only for PostgreSQL; the runtime defaults to its in-process signal otherwise. */
   signal?: WorkSignal;
   /** Spread into createRuntime: the signal and the lease timings from the environment. */
@@ -91,7 +98,12 @@ export async function openStore(
   if (!POSTGRES_URL.test(url)) {
     const store = createSqliteStore({ path: url });
     const memory = createSqliteMemoryStore(store);
-    return { store, runtimeOptions: { ...timings, memory }, close: () => store.close() };
+    return {
+      store,
+      triggers: createSqliteTriggerStore(store),
+      runtimeOptions: { ...timings, memory },
+      close: () => store.close(),
+    };
   }
   const store = await createPostgresStore({ connectionString: url });
   let signal: WorkSignal & { close(): Promise<void> };
@@ -107,6 +119,7 @@ export async function openStore(
   }
   return {
     store,
+    triggers: createPostgresTriggerStore(store),
     signal,
     runtimeOptions: { ...timings, signal, memory: createPostgresMemoryStore(store) },
     async close() {

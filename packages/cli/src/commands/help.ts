@@ -7,8 +7,10 @@ import { LINK_USAGE, LOGIN_USAGE } from "./login.ts";
 import { APPROVALS_USAGE } from "./remote/approvals.ts";
 import { MEMORY_USAGE } from "./remote/memory.ts";
 import { RESULTS_USAGE } from "./remote/results.ts";
+import { SCHEDULES_USAGE } from "./remote/schedules.ts";
 import { SESSION_USAGE } from "./remote/session.ts";
 import { SESSIONS_USAGE } from "./remote/tail.ts";
+import { WEBHOOKS_USAGE } from "./remote/webhooks.ts";
 import { ROLLBACK_USAGE } from "./rollback.ts";
 import { SESSION_ONE_SHOT_USAGE } from "./session.ts";
 
@@ -53,6 +55,16 @@ export const HELP: Record<string, CommandHelp> = {
     summary: `Read, create, edit, freeze and export memory documents (docs/memory.md). ${SERVER_NOTE}`,
     usage: `${MEMORY_USAGE}
   e.g.  opencomputer memory create notes workshop --title "Workshop notes"`,
+  },
+  webhooks: {
+    summary: `Webhook URLs that start sessions (create and rotate-token show the URL once). ${SERVER_NOTE}`,
+    usage: `${WEBHOOKS_USAGE}
+  e.g.  opencomputer webhooks create sentry --agent triage --environment production`,
+  },
+  schedules: {
+    summary: `Deployed schedules: run one now, read its run history. ${SERVER_NOTE}`,
+    usage: `${SCHEDULES_USAGE}
+  e.g.  opencomputer schedules run hygiene/weekday-hygiene --environment development`,
   },
   build: {
     summary: "Check the agents statically and write their deployments (.opencomputer/deployments).",

@@ -20,6 +20,7 @@ import { projectEgress } from "../egress.ts";
 import { cliExecution, startExecution } from "../execution.ts";
 import { projectPricer } from "../prices.ts";
 import { openStore } from "../store-url.ts";
+import { startTriggers } from "../triggers.ts";
 import { keyFilePath } from "./keys.ts";
 
 /**
@@ -114,7 +115,14 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   }
   const auth = createKeyFileAuth(keyFilePath(projectDir), envKeys);
   const catalog = createDeploymentCatalog(projectDir, { isolation });
-  const handler = createHandler({ runtime, auth, catalog, console: { dir: consoleDistDir } });
+  const triggers = startTriggers(projectDir, runtime, opened.triggers);
+  const handler = createHandler({
+    runtime,
+    auth,
+    catalog,
+    console: { dir: consoleDistDir },
+    ...triggers.handler,
+  });
   const served = await serve(handler, { port });
   process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
   process.stdout.write(`Console: ${served.url}/console/\n`);
@@ -137,6 +145,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   });
   watcher?.close();
   await served.close();
+  await triggers.close();
   await runtime.close();
   await tracing?.close();
   await running.close();

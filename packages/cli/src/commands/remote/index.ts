@@ -3,8 +3,10 @@ import { ApiClient } from "../../client.ts";
 import { approvalsRemote } from "./approvals.ts";
 import { memoryRemote } from "./memory.ts";
 import { resultsRemote } from "./results.ts";
+import { schedulesRemote } from "./schedules.ts";
 import { isRemoteSession, sessionRemote } from "./session.ts";
 import { sessionsRemote } from "./tail.ts";
+import { webhooksRemote } from "./webhooks.ts";
 
 export { isRemoteSession };
 
@@ -31,6 +33,10 @@ export async function remoteCommand(group: string, argv: string[]): Promise<numb
         return await approvalsRemote(client, argv);
       case "memory":
         return await memoryRemote(client, argv);
+      case "webhooks":
+        return await webhooksRemote(client, argv);
+      case "schedules":
+        return await schedulesRemote(client, argv);
       default:
         throw new OpenComputerError("usage", `Unknown command "${group}"`);
     }
