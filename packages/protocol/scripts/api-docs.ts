@@ -30,6 +30,11 @@ import {
   turnErrorShape,
 } from "../src/records/session.ts";
 import type { Shape } from "../src/shape.ts";
+import {
+  scheduleRunShape,
+  webhookRecordShape,
+  webhookRequestShape,
+} from "../src/records/triggers.ts";
 
 export const API_DOC = fileURLToPath(new URL("../../../docs/api.md", import.meta.url));
 
@@ -64,6 +69,9 @@ const RECORDS: Array<[string, Shape<unknown>]> = [
   ["MemoryWriter", named(memoryWriterShape)],
   ["Memory resource (`GET /projects/<p>/memory`)", memoryResourceShape],
   ["MemorySource", named(memorySourceShape)],
+  ["Schedule run (`GET /schedule-runs/<id>`)", scheduleRunShape],
+  ["Webhook (`GET /webhooks/<id>`)", webhookRecordShape],
+  ["Webhook request", webhookRequestShape],
 ];
 
 /** A named shape describes itself by name; the records table spells it out once. */
