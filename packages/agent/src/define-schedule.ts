@@ -130,7 +130,11 @@ function dispatchIssues(dispatch: unknown, add: Add): void {
   }
   for (const key of Object.keys(dispatch)) {
     if (!(DISPATCH_KEYS as readonly string[]).includes(key))
-      add("schedule_dispatch_invalid", `dispatch.${key}`, "is not a dispatch field (text, payload)");
+      add(
+        "schedule_dispatch_invalid",
+        `dispatch.${key}`,
+        "is not a dispatch field (text, payload)",
+      );
   }
   if (dispatch.text !== undefined) {
     if (typeof dispatch.text !== "string")

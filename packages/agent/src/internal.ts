@@ -16,6 +16,13 @@ export {
   type MemoryDeclaration,
   memoryDeclaration,
 } from "./define-memory.ts";
+export {
+  isTimeZone,
+  SCHEDULE_ID_PATTERN,
+  type ScheduleIssue,
+  scheduleDeclaration,
+  scheduleIssues,
+} from "./define-schedule.ts";
 export { describeValue } from "./describe-value.ts";
 export { type EgressContext, runWithEgress } from "./egress-context.ts";
 export { checkEgressPath, type PathCheck } from "./egress-path.ts";
@@ -36,10 +43,3 @@ export {
   SECRET_NAME_PATTERN,
   type SecretHeaderDeclaration,
 } from "./secrets.ts";
-export {
-  isTimeZone,
-  SCHEDULE_ID_PATTERN,
-  type ScheduleIssue,
-  scheduleDeclaration,
-  scheduleIssues,
-} from "./define-schedule.ts";

@@ -53,7 +53,7 @@ describe("webhooks and schedules commands", () => {
     expect(created.code).toBe(0);
     const url = /URL \(shown once, it carries the token\): (\S+)/.exec(created.stdout)?.[1];
     expect(url).toMatch(/\/agent-webhooks\/wh_[0-9a-z]+\/ocwh_/);
-    const id = /^(wh_\S+)/.exec(created.stdout)?.[1]!;
+    const id = /^(wh_\S+)/.exec(created.stdout)![1]!;
     const listed = await run("webhooks", ["list", "--json"]);
     expect(JSON.parse(listed.stdout).webhooks).toEqual([
       expect.objectContaining({ id, enabled: true }),

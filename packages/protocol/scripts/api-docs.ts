@@ -29,12 +29,12 @@ import {
   sessionResultShape,
   turnErrorShape,
 } from "../src/records/session.ts";
-import type { Shape } from "../src/shape.ts";
 import {
   scheduleRunShape,
   webhookRecordShape,
   webhookRequestShape,
 } from "../src/records/triggers.ts";
+import type { Shape } from "../src/shape.ts";
 
 export const API_DOC = fileURLToPath(new URL("../../../docs/api.md", import.meta.url));
 
