@@ -14,6 +14,7 @@ import {
   turnViewShape,
 } from "../src/index.ts";
 import { approvalCardShape, decisionShape } from "../src/records/approval.ts";
+import { eventDeliveryShape } from "../src/records/event-delivery.ts";
 import { agentInputShape } from "../src/records/input.ts";
 import {
   memoryBindingViewShape,
@@ -72,6 +73,7 @@ const RECORDS: Array<[string, Shape<unknown>]> = [
   ["Schedule run (`GET /schedule-runs/<id>`)", scheduleRunShape],
   ["Webhook (`GET /webhooks/<id>`)", webhookRecordShape],
   ["Webhook request", webhookRequestShape],
+  ["Event delivery body (HTTPS POST)", eventDeliveryShape],
 ];
 
 /** A named shape describes itself by name; the records table spells it out once. */

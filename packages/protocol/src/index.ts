@@ -6,6 +6,7 @@ export * from "./errors.ts";
 export * from "./events/catalog.ts";
 export type { JsonObject, JsonValue } from "./json.ts";
 export * from "./records/approval.ts";
+export * from "./records/event-delivery.ts";
 export * from "./records/input.ts";
 export * from "./records/memory.ts";
 export * from "./records/result.ts";
