@@ -60,3 +60,4 @@ export {
 } from "./project-file.ts";
 export { acceptUpload, MAX_BUNDLE_BYTES } from "./upload.ts";
 export { createScheduleCatalog } from "./schedule-catalog.ts";
+export { acceptUpload, MAX_BUNDLE_BYTES } from "./upload.ts";

@@ -1,8 +1,11 @@
-// The schedules of each agent's current deployment, read from the deployments directory on every
-// call, so a scheduler follows builds made by `opencomputer dev`'s watcher or another process.
+// The schedules of the deployments the aliases name, read from the deployments directory on
+// every call, so a scheduler follows builds, deploys and rollbacks made by any process. Each
+// entry says which environments (aliases) its deployment is current in: a schedule recurs in an
+// environment only from the deployment that environment runs.
 import { existsSync, readdirSync } from "node:fs";
 import type { DeployedSchedule, ScheduleCatalog } from "@opencomputer/schedules";
-import { readCurrent, readDeployment } from "./deployment.ts";
+import { ALIASES, aliasedAgents, readAliases } from "./aliases.ts";
+import { readDeployment } from "./deployment.ts";
 import { deploymentsDir } from "./project.ts";
 
 export function createScheduleCatalog(projectDir: string): ScheduleCatalog {
@@ -11,13 +14,17 @@ export function createScheduleCatalog(projectDir: string): ScheduleCatalog {
     async list() {
       if (!existsSync(dir)) return [];
       const out: DeployedSchedule[] = [];
-      for (const name of readdirSync(dir).sort()) {
-        if (!name.endsWith(".current")) continue;
-        const agentId = name.slice(0, -".current".length);
-        const id = readCurrent(dir, agentId);
-        const deployment = id === undefined ? undefined : readDeployment(dir, id);
-        for (const schedule of deployment?.schedules ?? []) {
-          out.push({ agentId, deploymentId: deployment!.id, schedule });
+      for (const agentId of aliasedAgents(readdirSync(dir))) {
+        const aliases = readAliases(dir, agentId);
+        const byDeployment = new Map<string, string[]>();
+        for (const alias of ALIASES) {
+          const id = aliases[alias];
+          if (id !== null) byDeployment.set(id, [...(byDeployment.get(id) ?? []), alias]);
+        }
+        for (const [id, environments] of byDeployment) {
+          for (const schedule of readDeployment(dir, id)?.schedules ?? []) {
+            out.push({ agentId, deploymentId: id, environments, schedule });
+          }
         }
       }
       return out;

@@ -45,9 +45,10 @@ describe("schedules in a build", () => {
 
   it("lists the current deployment's schedules for schedulers", async () => {
     const listed = await createScheduleCatalog(project.dir).list();
-    expect(listed.map((d) => [d.agentId, d.deploymentId, d.schedule.id])).toEqual([
-      ["hygiene", built.deployments[0]!.id, "nightly"],
-      ["hygiene", built.deployments[0]!.id, "weekday-hygiene"],
+    // An agent's first build names both aliases; later builds move development only.
+    expect(listed.map((d) => [d.agentId, d.deploymentId, d.environments, d.schedule.id])).toEqual([
+      ["hygiene", built.deployments[0]!.id, ["development", "production"], "nightly"],
+      ["hygiene", built.deployments[0]!.id, ["development", "production"], "weekday-hygiene"],
     ]);
   });
 

@@ -59,6 +59,7 @@ export class Scheduler {
     const deployed = await this.catalog.list();
     for (const d of deployed) {
       for (const environment of d.schedule.enabled) {
+        if (d.environments && !d.environments.includes(environment)) continue;
         const key = {
           projectId: this.projectId,
           environment,
@@ -96,9 +97,12 @@ export class Scheduler {
     agentId: string;
     scheduleId: string;
   }): Promise<ScheduleRunRow> {
-    const deployed = (await this.catalog.list()).find(
+    const candidates = (await this.catalog.list()).filter(
       (d) => d.agentId === target.agentId && d.schedule.id === target.scheduleId,
     );
+    // The environment's own deployment when it has the schedule, else any that declares it.
+    const deployed =
+      candidates.find((d) => d.environments?.includes(target.environment) ?? true) ?? candidates[0];
     if (!deployed) throw new NotFoundError("schedule", `${target.agentId}/${target.scheduleId}`);
     const now = this.now();
     const { run } = await this.store.insertScheduleRun({
@@ -234,7 +238,10 @@ export class Scheduler {
         now + this.claimMs(),
       );
       if (!run) continue;
-      const d = deployed.find((x) => x.agentId === run.agentId && x.schedule.id === run.scheduleId);
+      const mine = deployed.filter(
+        (x) => x.agentId === run.agentId && x.schedule.id === run.scheduleId,
+      );
+      const d = mine.find((x) => x.environments?.includes(run.environment) ?? true) ?? mine[0];
       if (!d) {
         await this.store.updateScheduleRun(run.id, ["claimed"], {
           status: "failed",

@@ -5,6 +5,11 @@ import type { SessionsApi } from "@opencomputer/runtime";
 export interface DeployedSchedule {
   agentId: string;
   deploymentId: string;
+  /**
+   * The environments whose current deployment this is (absent: every environment). A schedule
+   * recurs in an environment only from that environment's deployment.
+   */
+  environments?: string[];
   schedule: ScheduleDeclaration;
 }
 
