@@ -324,6 +324,16 @@ export class SqlTriggerStore implements TriggerStore {
     return changed > 0;
   }
 
+  async reopenWebhookRequest(id: string, updatedAt: string) {
+    const changed = await this.sql.run(
+      `UPDATE webhook_requests SET outcome = 'pending', error = NULL, attempts = 0,
+       claimed_by = NULL, claim_expires_at = NULL, updated_at = ?
+       WHERE id = ? AND outcome = 'failed'`,
+      [updatedAt, id],
+    );
+    return changed > 0;
+  }
+
   async lapsedWebhookRequests(now: number, limit: number) {
     const rows = await this.sql.all(
       `SELECT ${WEBHOOK_REQUEST_COLUMNS} FROM webhook_requests

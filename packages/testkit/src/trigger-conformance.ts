@@ -268,6 +268,30 @@ export function triggerStoreConformance(
         claimedBy: null,
       });
       expect(await t.claimWebhookRequest(request.id, "rt_b", 99_999, 100_000)).toBeNull();
+      // Only a failed request reopens, with its attempts counted again from zero.
+      expect(await t.reopenWebhookRequest(request.id, at)).toBe(false);
+      const failed = await t.insertWebhookRequest({
+        id: `req_${++counter}`,
+        webhookId: w.id,
+        deliveryKey: "f",
+        input: {},
+        receivedAt: at,
+        claimedBy: "rt_a",
+        claimExpiresAt: 1_000,
+      });
+      await t.claimWebhookRequest(failed.request.id, "rt_a", 500, 2_000);
+      await t.settleWebhookRequest(failed.request.id, {
+        outcome: "failed",
+        error: "x",
+        updatedAt: at,
+      });
+      expect(await t.reopenWebhookRequest(failed.request.id, at)).toBe(true);
+      expect(await t.getWebhookRequest(failed.request.id)).toMatchObject({
+        outcome: "pending",
+        attempts: 0,
+        error: null,
+        claimedBy: null,
+      });
     });
   });
 }

@@ -191,7 +191,11 @@ export class Webhooks {
         },
       );
     }
-    const settled = request.outcome === "pending" ? await this.start(hook, request) : request;
+    // A delivery whose start had failed is started again by its retry, as senders expect.
+    if (!created && request.outcome === "failed")
+      await this.options.store.reopenWebhookRequest(request.id, new Date(now).toISOString());
+    const current = (await this.options.store.getWebhookRequest(request.id)) ?? request;
+    const settled = current.outcome === "pending" ? await this.start(hook, current) : current;
     return { status: 202, request: publicRequest(settled), duplicate: !created };
   }
 
@@ -211,7 +215,11 @@ export class Webhooks {
     return this.options.claimMs ?? 30_000;
   }
 
-  /** The idempotent start: the same session and turn however often it runs for one request. */
+  /**
+   * The idempotent start: the same session and turn however often, and wherever, it runs for
+   * one request. Every copy of a delivery runs it (so each answers with the session), while the
+   * claim only decides who counts attempts and gives up after `maxAttempts`.
+   */
   private async start(hook: WebhookRow, request: WebhookRequestRow): Promise<WebhookRequestRow> {
     const now = this.now();
     const claimed = await this.options.store.claimWebhookRequest(
@@ -220,8 +228,6 @@ export class Webhooks {
       now,
       now + this.claimMs(),
     );
-    // Another process holds the start (or finished it): answer with what is stored.
-    if (!claimed) return (await this.options.store.getWebhookRequest(request.id)) ?? request;
     const key = `webhook:${request.id}`;
     try {
       const { session } = await this.options.sessions.create({
@@ -231,7 +237,7 @@ export class Webhooks {
         projectId: hook.projectId,
         idempotencyKey: key,
       });
-      const turn = await this.options.sessions.sendTurn(session.id, claimed.input, {
+      const turn = await this.options.sessions.sendTurn(session.id, request.input, {
         idempotencyKey: key,
         origin: {
           webhook: { webhookId: hook.id, requestId: request.id, receivedAt: request.receivedAt },
@@ -249,7 +255,7 @@ export class Webhooks {
           0,
           500,
         );
-      if (claimed.attempts >= (this.options.maxAttempts ?? 10)) {
+      if (claimed && claimed.attempts >= (this.options.maxAttempts ?? 10)) {
         await this.options.store.settleWebhookRequest(request.id, {
           outcome: "failed",
           error: message,
@@ -257,6 +263,6 @@ export class Webhooks {
         });
       }
     }
-    return (await this.options.store.getWebhookRequest(request.id)) ?? claimed;
+    return (await this.options.store.getWebhookRequest(request.id)) ?? request;
   }
 }

@@ -238,4 +238,34 @@ describe("webhooks", () => {
     expect(request).toMatchObject({ id: first.request.id, outcome: "accepted" });
     expect(request!.sessionId).toMatch(/^ses_/);
   });
+
+  it("starts a failed delivery again when the sender retries it", async () => {
+    const triggers = createSqliteTriggerStore(store);
+    let fail = true;
+    const flaky = new Webhooks({
+      store: triggers,
+      sessions: {
+        create: (o) => (fail ? Promise.reject(new Error("down")) : runtime.sessions.create(o)),
+        sendTurn: runtime.sessions.sendTurn,
+      },
+      holder: "rt_a",
+      maxAttempts: 1,
+    });
+    const { webhook, token } = await flaky.create({
+      projectId: "default",
+      agentId: "triage",
+      environment: "production",
+      name: "f",
+    });
+    const headers = new Headers({ "idempotency-key": "again" });
+    const first = await flaky.receive(webhook.id, token, headers, body({ n: 1 }));
+    expect(first.request).toMatchObject({ outcome: "failed", error: "start_failed: down" });
+    fail = false;
+    const retry = await flaky.receive(webhook.id, token, headers, body({ n: 1 }));
+    expect(retry).toMatchObject({
+      duplicate: true,
+      request: { id: first.request.id, outcome: "accepted" },
+    });
+    expect(retry.request.sessionId).toMatch(/^ses_/);
+  });
 });

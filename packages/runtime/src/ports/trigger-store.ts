@@ -161,6 +161,8 @@ export interface TriggerStore {
       updatedAt: string;
     },
   ): Promise<boolean>;
+  /** A `failed` request back to `pending` with its attempts reset; false if it was not failed. */
+  reopenWebhookRequest(id: string, updatedAt: string): Promise<boolean>;
   /** Pending requests whose claim lapsed before `now` (a process died starting them). */
   lapsedWebhookRequests(now: number, limit: number): Promise<WebhookRequestRow[]>;
 }
