@@ -85,7 +85,6 @@ export {
 export type * from "./ports/records.ts";
 export type * from "./ports/store.ts";
 export { StoreError } from "./ports/store-errors.ts";
-export type * from "./ports/trigger-store.ts";
 export {
   NO_TRACING,
   type SettledTurn,
@@ -94,6 +93,7 @@ export {
   type TraceTurn,
   type Tracing,
 } from "./ports/tracing.ts";
+export type * from "./ports/trigger-store.ts";
 export {
   queuesWork,
   type SessionSignal,
