@@ -58,6 +58,5 @@ export {
   type ProjectDeclarationResult,
   readProjectDeclaration,
 } from "./project-file.ts";
-export { acceptUpload, MAX_BUNDLE_BYTES } from "./upload.ts";
 export { createScheduleCatalog } from "./schedule-catalog.ts";
 export { acceptUpload, MAX_BUNDLE_BYTES } from "./upload.ts";

@@ -12,8 +12,8 @@ import type pg from "pg";
 // whatever the database's locale. `rid` is the insertion order.
 import { APPROVALS_V2 } from "./approvals.ts";
 import { MEMORY_V4 } from "./memory-schema.ts";
-import { WRITE_FUNCTION_V4 } from "./write-function.ts";
 import { TRIGGERS_V6 } from "./trigger-store.ts";
+import { WRITE_FUNCTION_V4 } from "./write-function.ts";
 
 const V1 = `
 CREATE TABLE sessions (
