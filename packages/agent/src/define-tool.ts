@@ -9,6 +9,7 @@ import { JsonCompatibilityError, ToolDefinitionError } from "./errors.ts";
 import { frozenSchemaCopy } from "./freeze.ts";
 import { assertJsonCompatible } from "./json-compatible.ts";
 import { formatPath } from "./json-path.ts";
+import { reservedToolName } from "./reserved-names.ts";
 import { findSchemaProblem } from "./schema-check.ts";
 import type { JsonSchema, Tool, ToolDefinition, ToolKind } from "./types.ts";
 
@@ -152,13 +153,8 @@ function checkName(name: unknown, report: Reporter): void {
       `"name" must contain only letters, digits, underscores and hyphens (${TOOL_NAME_PATTERN}); got ${JSON.stringify(name)}`,
     );
   }
-  if (name === "ask") {
-    report.fail(
-      "tool_name_reserved",
-      "name",
-      `"name" "ask" is reserved: ask is the platform's question tool; select it with useTool("ask") instead of defining it`,
-    );
-  }
+  const reserved = reservedToolName(name);
+  if (reserved) report.fail("tool_name_reserved", "name", reserved);
 }
 
 function checkDescription(description: unknown, report: Reporter): void {

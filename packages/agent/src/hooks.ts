@@ -3,11 +3,17 @@
 // started by any other copy.
 
 import { isTool } from "./brand.ts";
+import {
+  isMcpServer,
+  MCP_SERVER_ID_PATTERN,
+  type McpServer,
+  mcpServerDeclaration,
+} from "./define-mcp-server.ts";
 import { TOOL_NAME_PATTERN } from "./define-tool.ts";
 import { describeValue } from "./describe-value.ts";
 import { RenderError } from "./errors.ts";
 import { currentRender, type RenderState } from "./render-context.ts";
-import type { AgentInput, ModelSelection, Tool } from "./types.ts";
+import type { AgentInput, McpServerSelection, ModelSelection, Tool } from "./types.ts";
 
 /**
  * Selects the model for the next step: `"provider/model"` or `{ provider, model }`.
@@ -138,4 +144,58 @@ function namedLike(value: unknown): string | undefined {
   return typeof name === "string"
     ? `an object named ${JSON.stringify(name)} that defineTool() did not return`
     : undefined;
+}
+
+/**
+ * Attaches an MCP server's tools to this render: a definition from `defineMcpServer`, or the id
+ * of one the deployment declares. Conditional like every hook; attaching twice is one server.
+ */
+export function useMcpServer(server: McpServer | string): void {
+  const state = currentRender();
+  const selected = state.mcpServers;
+  if (!selected) {
+    throw new RenderError(
+      "render_version_mismatch",
+      "useMcpServer: the runtime rendering this agent predates MCP servers; install matching versions of @opencomputer/agent",
+    );
+  }
+  const selection = mcpSelection(server);
+  const existing = selected.find((s) => s.id === selection.id);
+  if (!existing) {
+    selected.push(selection);
+    return;
+  }
+  // A bare id agrees with any definition of that id; two definitions must be the same server.
+  const same =
+    selection.url === undefined ||
+    existing.url === undefined ||
+    (selection.url === existing.url && selection.connection === existing.connection);
+  if (!same) {
+    throw new RenderError(
+      "mcp_server_conflict",
+      `useMcpServer: two different servers have the id ${JSON.stringify(selection.id)}; ids name one server in a deployment`,
+      { server: selection.id },
+    );
+  }
+  if (existing.url === undefined && selection.url !== undefined) Object.assign(existing, selection);
+}
+
+function mcpSelection(server: unknown): McpServerSelection {
+  if (typeof server === "string") {
+    if (!MCP_SERVER_ID_PATTERN.test(server)) {
+      throw new RenderError(
+        "mcp_server_invalid",
+        `useMcpServer(${JSON.stringify(server)}): not an MCP server id (a letter, then up to 31 letters, digits or "-")`,
+        { server },
+      );
+    }
+    return { id: server };
+  }
+  if (!isMcpServer(server)) {
+    throw new RenderError(
+      "mcp_server_invalid",
+      `useMcpServer expects a server returned by defineMcpServer() or a declared server id; got ${describeValue(server)}`,
+    );
+  }
+  return mcpServerDeclaration(server);
 }

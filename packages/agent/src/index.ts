@@ -10,6 +10,14 @@ export {
   type HeaderValue,
 } from "./define-connection.ts";
 export {
+  defineMcpServer,
+  MCP_SERVER_ID_PATTERN,
+  type McpServer,
+  type McpServerDeclaration,
+  type McpServerDefinition,
+  McpServerDefinitionError,
+} from "./define-mcp-server.ts";
+export {
   type DocumentMemoryProvider,
   defineMemory,
   documentMemory,
@@ -36,7 +44,7 @@ export {
   OpenComputerError,
   ToolDefinitionError,
 } from "./errors.ts";
-export { useCurrentInput, useInput, useModel, useTool } from "./hooks.ts";
+export { useCurrentInput, useInput, useMcpServer, useModel, useTool } from "./hooks.ts";
 export { MAX_JSON_DEPTH } from "./json-compatible.ts";
 export {
   bearer,

@@ -12,6 +12,12 @@ export {
   isConnection,
 } from "./define-connection.ts";
 export {
+  type CollectedMcpServer,
+  collectMcpServers,
+  isMcpServer,
+  mcpServerDeclaration,
+} from "./define-mcp-server.ts";
+export {
   isMemory,
   type MemoryDeclaration,
   memoryDeclaration,
@@ -37,6 +43,7 @@ export {
   utf8Bytes,
 } from "./memory-limits.ts";
 export { renderAgent } from "./render.ts";
+export { LOAD_SKILL_TOOL, MCP_TOOL_PREFIX, reservedToolName } from "./reserved-names.ts";
 export {
   isSecretHeader,
   isSecretRef,

@@ -9,7 +9,7 @@
 // whether they understand each other.
 
 import { RenderError } from "./errors.ts";
-import type { AgentInput, Tool } from "./types.ts";
+import type { AgentInput, McpServerSelection, Tool } from "./types.ts";
 import type { MemoryProjection } from "./use-memory.ts";
 
 export const RENDER_CONTEXT_SLOT = Symbol.for("opencomputer.agent.renderContext");
@@ -28,6 +28,11 @@ export interface RenderState {
   readonly memory?: Readonly<Record<string, MemoryProjection>>;
   /** Resources `useMemory` selected, in order; their tools are offered to the model. */
   readonly memoryUsed?: string[];
+  /**
+   * MCP servers attached with useMcpServer, in order of first selection. Optional so a state
+   * made by an older copy (without it) is told apart from an empty selection.
+   */
+  readonly mcpServers?: McpServerSelection[];
 }
 
 type Slot = { [RENDER_CONTEXT_SLOT]?: RenderState | undefined };

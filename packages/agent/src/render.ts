@@ -32,6 +32,7 @@ export function renderAgent(agent: () => unknown, context: RenderContext): Rende
     builtInTools: [],
     ...(context.memory ? { memory: context.memory } : {}),
     memoryUsed: [],
+    mcpServers: [],
   };
 
   const previous = enterRender(state);
@@ -64,6 +65,7 @@ export function renderAgent(agent: () => unknown, context: RenderContext): Rende
     tools: [...state.tools],
     builtInTools: [...state.builtInTools],
     memory: [...(state.memoryUsed ?? [])],
+    mcpServers: (state.mcpServers ?? []).map((s) => ({ ...s })),
     instructions,
   };
 }

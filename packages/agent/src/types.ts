@@ -114,7 +114,19 @@ export interface RenderResult {
   builtInTools: string[];
   /** Memory resources `useMemory` selected, in order of first use. */
   memory: string[];
+  /** MCP servers attached with useMcpServer, in order of first selection. */
+  mcpServers: McpServerSelection[];
   instructions: string;
+}
+
+/**
+ * One server a render attached: its id, and the URL and connection id when the agent passed a
+ * definition (a bare id carries neither; the deployment's declaration supplies them).
+ */
+export interface McpServerSelection {
+  id: string;
+  url?: string;
+  connection?: string;
 }
 
 export type AgentFunction = () => string;

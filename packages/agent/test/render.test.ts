@@ -37,6 +37,7 @@ describe("renderAgent", () => {
       tools: [lookup],
       builtInTools: ["ask"],
       memory: [],
+      mcpServers: [],
       instructions: "Help customers check orders.",
     });
   });

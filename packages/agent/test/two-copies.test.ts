@@ -74,6 +74,7 @@ describe("two copies of the package", () => {
       tools: [fromB],
       builtInTools: ["ask"],
       memory: [],
+      mcpServers: [],
       instructions: "text: hi",
     });
   });

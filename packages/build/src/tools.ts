@@ -5,6 +5,7 @@
 
 import { TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN } from "@opencomputer/agent";
 import ts from "typescript";
+import { reservedToolName } from "@opencomputer/agent/internal";
 import type { BuildError } from "./errors.ts";
 import { formOf, propertyKey, unwrap } from "./literal.ts";
 import { errorAt, type ParsedModule, snippet } from "./parse.ts";
@@ -213,15 +214,9 @@ function readName(
     );
     return;
   }
-  if (name === "ask") {
-    errors.push(
-      errorAt(
-        mod,
-        e,
-        "tool_name_reserved",
-        `"name" "ask" is reserved for the platform's question tool; select it with useTool("ask") instead of defining it`,
-      ),
-    );
+  const reserved = reservedToolName(name);
+  if (reserved) {
+    errors.push(errorAt(mod, e, "tool_name_reserved", reserved));
     return;
   }
   tool.name = name;

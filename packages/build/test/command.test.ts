@@ -54,7 +54,7 @@ describe("runBuildCommand", () => {
       expect(line).toMatch(/^opencomputer\/agents\/[\w-]+\/[\w/.-]+:\d+:\d+: [a-z_]+ \S/);
     }
     expect(lines).toContain(
-      `opencomputer/agents/reserved-ask/tools/check-url.ts:4:9: tool_name_reserved "name" "ask" is reserved for the platform's question tool; select it with useTool("ask") instead of defining it`,
+      `opencomputer/agents/reserved-ask/tools/check-url.ts:4:9: tool_name_reserved "name" "ask" is reserved: ask is the platform's question tool; select it with useTool("ask") instead of defining it`,
     );
     // A failed build writes nothing.
     expect(existsSync(join(fixture("result-rules"), ".opencomputer"))).toBe(false);
