@@ -3,6 +3,7 @@
 
 import { type Infer, integer, optional, string } from "../shape.ts";
 import { approvalEvents } from "./approval-events.ts";
+import { capabilityEvents } from "./capability-events.ts";
 import { egressEvents } from "./egress-events.ts";
 import { memoryEvents } from "./memory-events.ts";
 import { messageEvents } from "./message-events.ts";
@@ -23,6 +24,7 @@ export const EVENT_FAMILIES = {
   runtime: runtimeEvents,
   egress: egressEvents,
   memory: memoryEvents,
+  capability: capabilityEvents,
 } as const;
 
 export const EVENT_DATA = {
@@ -35,6 +37,7 @@ export const EVENT_DATA = {
   ...runtimeEvents,
   ...egressEvents,
   ...memoryEvents,
+  ...capabilityEvents,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;

@@ -20,6 +20,10 @@ export const messageEvents = {
     /** Why `model` is what it is: the agent chose it, the default filled in, or an override won. */
     modelSource: optional(oneOf(["agent", "default", "override"])),
     enabledTools: array(string()),
+    /** Ids of the MCP servers the render attached (their tools are in enabledTools). */
+    enabledMcpServers: optional(array(string())),
+    /** Names of the skills the model was offered with `load_skill`. */
+    skills: optional(array(string())),
     input: agentInputShape,
     renderedAt: string(),
   }),

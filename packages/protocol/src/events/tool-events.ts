@@ -24,6 +24,8 @@ export const toolEvents = {
   "tool.failed": object({
     ...call,
     message: string(),
+    /** A stable code when the runtime knows why (e.g. `mcp_server_unavailable`). */
+    code: optional(string()),
     settledBy: optional(oneOf(["interrupted", "session_ended", "turn_failed"])),
     providerExecuted: optional(literal(true)),
   }),
