@@ -14,6 +14,8 @@ export { ASK_ID } from "./engine/ask.ts";
 export type { ComputerChange } from "./engine/computer-record.ts";
 export type { EgressGrant, EgressRequest, EgressSource, Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
+export { mcpToolName } from "./engine/mcp-names.ts";
+export { MCP_MAX_TOOLS_PER_SERVER } from "./engine/mcp-turn.ts";
 export type { MemoryApi, MemoryScopeRef } from "./engine/memory-api.ts";
 export { Notifier } from "./engine/notifier.ts";
 export { RESULT_LIMIT_BYTES } from "./engine/result-commit.ts";
@@ -36,6 +38,7 @@ export type {
   SessionsApi,
   WaitForTurnOptions,
 } from "./engine/runtime-api.ts";
+export type { McpOptions } from "./engine/runtime-options.ts";
 export type { ListSessionsOptions, SessionListRow } from "./engine/session-list.ts";
 export { type CreateSessionOptions, PROJECT_ID } from "./engine/session-options.ts";
 export {
@@ -57,7 +60,25 @@ export {
   WorkerLostError,
 } from "./ports/agent-execution.ts";
 export type { AgentLocation, AgentResolver, LoadedAgent } from "./ports/agent-resolver.ts";
+export type {
+  AgentResources,
+  SkillFile,
+  SkillLibrary,
+  SkillSummary,
+} from "./ports/agent-resources.ts";
 export type { BuiltInResult, BuiltInTool, BuiltInToolContext } from "./ports/built-in-tool.ts";
+export {
+  MCP_FAILURE_CODES,
+  type McpCallOptions,
+  type McpCallOutcome,
+  type McpConnector,
+  McpError,
+  type McpFailureCode,
+  type McpOperationOptions,
+  type McpServerDeclaration,
+  type McpSession,
+  type McpToolInfo,
+} from "./ports/mcp.ts";
 export * as memoryErrors from "./ports/memory-errors.ts";
 export { MEMORY_ERROR_STATUS, MemoryError } from "./ports/memory-errors.ts";
 export * as memoryRules from "./ports/memory-rules.ts";

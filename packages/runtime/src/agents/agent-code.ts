@@ -51,6 +51,7 @@ export class AgentCode {
       tools: result.tools.map(describeTool),
       builtInTools: result.builtInTools,
       memory: result.memory,
+      mcpServers: result.mcpServers,
     };
     this.byObject.set(rendered, tools);
     return rendered;

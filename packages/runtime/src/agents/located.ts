@@ -10,6 +10,7 @@ export function locatedAgents(agents: AgentResolver): AgentResolver {
     describe: (ref) => agents.describe(ref),
     locate: agents.locate?.bind(agents),
     ...(agents.memory ? { memory: agents.memory.bind(agents) } : {}),
+    resources: agents.resources?.bind(agents),
     async load(agentId, deploymentId): Promise<LoadedAgent> {
       if (!agents.locate) {
         throw new OpenComputerError(

@@ -2,6 +2,7 @@ import { dirname } from "node:path";
 import type { AgentFunction, Memory } from "@opencomputer/agent";
 import { memoryDeclaration } from "@opencomputer/agent/internal";
 import type { AgentResolver } from "../ports/agent-resolver.ts";
+import type { AgentResources } from "../ports/agent-resources.ts";
 import { MODULE_LOADER } from "./module-loader.ts";
 import { AgentNotFoundError, parseAgentRef } from "./source-agents.ts";
 
@@ -18,6 +19,8 @@ export interface StaticAgentsOptions {
   modules?: Record<string, string>;
   /** The memory resources each agent's deployment declares (`defineMemory` results). */
   memory?: Record<string, readonly Memory[]>;
+  /** Each agent's MCP servers and skills, as a deployment would declare them. */
+  resources?: Record<string, AgentResources>;
 }
 
 /** Agents given as functions: for embedding the runtime in an application, and for tests. */
@@ -47,6 +50,9 @@ export function createStaticAgents(options: StaticAgentsOptions): AgentResolver 
     },
     async load(agentId) {
       return { agentId, deploymentId, projectDir: options.projectDir, render: find(agentId) };
+    },
+    async resources(agentId) {
+      return options.resources?.[agentId] ?? {};
     },
     async locate(agentId) {
       const file = options.modules?.[agentId];

@@ -8,6 +8,7 @@ import type { Store, WriteBatch } from "../ports/store.ts";
 import type { Tracing } from "../ports/tracing.ts";
 import type { Deadlines } from "./deadlines.ts";
 import type { ProcessProbe } from "./incarnation.ts";
+import type { McpSettings } from "./mcp-turn.ts";
 import type { Notifier } from "./notifier.ts";
 import type { WorkerLosses } from "./worker-loss.ts";
 
@@ -48,6 +49,8 @@ export interface EngineContext {
   memory?: MemoryStore;
   /** The model of an agent that selects none (`DEFAULT_MODEL` unless the options say). */
   defaultModel: string;
+  /** The MCP client and its time limits; absent when the runtime was given none. */
+  mcp?: McpSettings;
   notifier: Notifier;
   log: Logger;
   /** Spans of turns, steps, model and tool calls; NO_TRACING when tracing is off. */

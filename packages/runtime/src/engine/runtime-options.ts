@@ -4,6 +4,7 @@ import { newId } from "../ids.ts";
 import type { AgentExecution } from "../ports/agent-execution.ts";
 import type { AgentResolver } from "../ports/agent-resolver.ts";
 import type { BuiltInTool } from "../ports/built-in-tool.ts";
+import type { McpConnector } from "../ports/mcp.ts";
 import type { MemoryStore } from "../ports/memory-store.ts";
 import type { ModelResolver } from "../ports/model.ts";
 import { MODEL_PROVIDED_TOOL_IDS } from "../ports/provider-tools.ts";
@@ -81,6 +82,17 @@ export interface RuntimeOptions {
    * `createPostgresMemoryStore`); without it, sessions that bind memory are refused.
    */
   memory?: MemoryStore;
+  /** The MCP client for servers agents attach with useMcpServer (docs/mcp.md). */
+  mcp?: McpOptions;
+}
+
+export interface McpOptions {
+  /** E.g. `createMcpConnector()` from @opencomputer/mcp. */
+  connector: McpConnector;
+  /** How long one MCP tool call may take (default 120 000 ms). */
+  callTimeoutMs?: number;
+  /** How long connecting to a server and listing its tools may take (default 30 000 ms). */
+  listTimeoutMs?: number;
 }
 
 /** Where agent code runs: in this process, or through an execution the caller owns. */
@@ -128,6 +140,15 @@ export function createEngineContext(
     ...(options.memory ? { memory: options.memory } : {}),
     models: options.models,
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
+    ...(options.mcp
+      ? {
+          mcp: {
+            connector: options.mcp.connector,
+            callTimeoutMs: options.mcp.callTimeoutMs ?? 120_000,
+            listTimeoutMs: options.mcp.listTimeoutMs ?? 30_000,
+          },
+        }
+      : {}),
     notifier: new Notifier(),
     log: options.log ?? consoleLog,
     tracing: options.tracing ?? NO_TRACING,

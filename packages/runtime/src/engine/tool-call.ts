@@ -58,7 +58,7 @@ export async function executeCall(
       toolCallId: call.callId,
       agentId: scope.agentId,
       signal: scope.signal,
-      reportProgress: (metadata) => progress(scope, call, metadata),
+      reportProgress: (metadata) => reportProgress(scope, call, metadata),
       egress: lease?.egress,
     });
   } finally {
@@ -77,7 +77,8 @@ export async function executeCall(
   return commitSuccess(scope, call, data);
 }
 
-async function progress(scope: TurnScope, call: ToolCallRecord, metadata: JsonValue) {
+/** Records a call's progress; a turn that is no longer this runtime's drops it. */
+export async function reportProgress(scope: TurnScope, call: ToolCallRecord, metadata: JsonValue) {
   try {
     await write(scope.ctx, scope.sessionId, {
       ...guard(scope),
@@ -127,7 +128,13 @@ export async function commitSuccess(
   }
 }
 
-export async function commitFailure(scope: TurnScope, call: ToolCallRecord, message: string) {
+/** Settles a call failed; `code` says why when the runtime knows (tool.failed `code`). */
+export async function commitFailure(
+  scope: TurnScope,
+  call: ToolCallRecord,
+  message: string,
+  code?: string,
+) {
   const failed: ToolCallRecord = {
     ...call,
     status: "failed",
@@ -142,7 +149,13 @@ export async function commitFailure(scope: TurnScope, call: ToolCallRecord, mess
         {
           type: "tool.failed",
           turnId: scope.turn.id,
-          data: { tool: call.tool, callId: call.callId, title: call.tool, message },
+          data: {
+            tool: call.tool,
+            callId: call.callId,
+            title: call.tool,
+            message,
+            ...(code === undefined ? {} : { code }),
+          },
         },
       ],
     });

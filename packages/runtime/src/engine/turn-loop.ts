@@ -26,8 +26,15 @@ import type { NewEvent, WriteOp } from "../ports/store.ts";
 import { NO_SPAN, type SpanHandle } from "../ports/tracing.ts";
 import { ASK_ID, ASK_MODEL_TOOL, endWithQuestion, takeAsk } from "./ask.ts";
 import { executeBuiltInCall, providerExecutedParts } from "./built-in-call.ts";
+import {
+  capabilityCall,
+  loadResources,
+  type RenderCapabilities,
+  renderCapabilities,
+} from "./capabilities.ts";
 import { write } from "./context.ts";
 import { defaultToolsFor, withDefaultTools } from "./default-tools.ts";
+import { closeTurnMcp } from "./mcp-turn.ts";
 import { type Recalled, recallMemory, rememberRecall } from "./memory-recall.ts";
 import { executeMemoryCall, memoryModelTool, memoryToolsOf } from "./memory-tools.ts";
 import { type StepOutput, streamStep } from "./model-stream.ts";
@@ -91,6 +98,7 @@ export async function runTurn(scope: TurnScope, loaded: LoadedAgent): Promise<vo
     const agent = await openAgent(scope, loaded);
     if (!agent) return;
     scope.defaultTools = defaultToolsFor(scope, loaded);
+    await loadResources(scope);
     // Only after a crash (or a lost worker) does a turn start with calls to run again.
     const pending = scope.conversation.pendingCalls();
     if (pending.length > 0) await resumePendingCalls(scope, agent, pending);
@@ -127,6 +135,7 @@ export async function runTurn(scope: TurnScope, loaded: LoadedAgent): Promise<vo
       message: "The runtime failed while running the turn",
     });
   } finally {
+    await closeTurnMcp(scope);
     scope.stepSpan?.end();
     scope.span.end();
   }
@@ -153,6 +162,11 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
     await fail(scope, { code: "agent_failed", message: render });
     return false;
   }
+  const caps = await renderCapabilities(scope, render);
+  if (typeof caps === "string") {
+    await fail(scope, { code: "agent_failed", message: caps });
+    return false;
+  }
   let stepModel = askedModel(ctx, render.model);
   const renderedAt = isoNow();
   const rendered = (): NewEvent => ({
@@ -162,7 +176,9 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       renderId: render.renderId,
       instructions: render.instructions,
       ...renderedModelData(stepModel),
-      enabledTools: enabledTools(render),
+      enabledTools: enabledTools(render, caps),
+      ...(caps.mcpServers.length > 0 ? { enabledMcpServers: caps.mcpServers } : {}),
+      ...(caps.skills.length > 0 ? { skills: caps.skills } : {}),
       input: turn.input,
       renderedAt,
     },
@@ -177,7 +193,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
   const withRendered = (events: NewEvent[]): NewEvent[] => {
     if (!renderedPending) return events;
     renderedPending = false;
-    return [rendered(), ...events];
+    return [rendered(), ...caps.events, ...events];
   };
   try {
     model = resolveFor(scope, agent, stepModel);
@@ -199,8 +215,8 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
     response = await streamStep(
       model,
       {
-        prompt: scope.conversation.toPrompt(render.instructions),
-        tools: modelTools(scope, render, providerTools),
+        prompt: scope.conversation.toPrompt(render.instructions + caps.instructions),
+        tools: modelTools(scope, render, providerTools, caps),
         abortSignal: scope.signal,
       },
       async (kind, text) => {
@@ -327,7 +343,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
   turn.steps = steps;
   scope.conversation.addMessage(message);
   for (const call of calls) scope.conversation.setCall(call);
-  await runCalls(scope, calls, agent, render);
+  await runCalls(scope, calls, agent, render, caps);
   if (scope.question && !scope.signal.aborted) {
     await endWithQuestion(scope);
     return false;
@@ -340,6 +356,11 @@ async function resumePendingCalls(scope: TurnScope, agent: AgentHandle, pending:
   const render = await recallAndRender(scope, agent);
   if (typeof render === "string") {
     await fail(scope, { code: "agent_failed", message: render });
+    return;
+  }
+  const caps = await renderCapabilities(scope, render);
+  if (typeof caps === "string") {
+    await fail(scope, { code: "agent_failed", message: caps });
     return;
   }
   const again = pending.map((call) => ({ ...call, attempts: call.attempts + 1 }));
@@ -359,7 +380,7 @@ async function resumePendingCalls(scope: TurnScope, agent: AgentHandle, pending:
     })),
   });
   for (const call of again) scope.conversation.setCall(call);
-  await runCalls(scope, again, agent, render);
+  await runCalls(scope, again, agent, render, caps);
 }
 
 /** Runs a step's calls concurrently; stops waiting (not the tools) when the turn is aborted. */
@@ -368,6 +389,7 @@ async function runCalls(
   calls: ToolCallRecord[],
   agent: AgentHandle,
   render: RenderedAgent,
+  caps: RenderCapabilities,
 ) {
   const byName = new Map<string, ToolDescriptor>();
   for (const tool of render.tools) byName.set(tool.name, tool);
@@ -375,11 +397,14 @@ async function runCalls(
   const memoryTools = memoryToolsOf(render);
   const available = [...byName.keys(), ...builtIns.keys()];
   if (render.builtInTools.includes(ASK_ID)) available.push(ASK_ID);
+  available.push(...caps.names);
   const all = Promise.allSettled(
     calls.map((call) =>
       traceCall(scope, call, () => {
         if (call.tool === ASK_ID && render.builtInTools.includes(ASK_ID))
           return takeAsk(scope, call);
+        const capability = caps.names.length > 0 ? capabilityCall(scope, call, caps) : undefined;
+        if (capability) return capability;
         const builtIn = builtIns.size > 0 ? builtIns.get(call.tool) : undefined;
         if (builtIn) return executeBuiltInCall(scope, call, builtIn);
         const memoryTargets = memoryTools.size > 0 ? memoryTools.get(call.tool) : undefined;
@@ -454,12 +479,13 @@ async function fail(scope: TurnScope, error: TurnError, events: NewEvent[] = [])
   );
 }
 
-/** The tool names a render enables, its own tools first. */
-function enabledTools(render: RenderedAgent): string[] {
+/** The tool names a render enables, its own tools first, then built-ins, MCP tools, skills. */
+function enabledTools(render: RenderedAgent, caps: RenderCapabilities): string[] {
   const names: string[] = [];
   for (const tool of render.tools) names.push(tool.name);
   for (const id of render.builtInTools) names.push(id);
   if (render.memory.length > 0) for (const name of memoryToolsOf(render).keys()) names.push(name);
+  for (const name of caps.names) names.push(name);
   return names;
 }
 
@@ -472,6 +498,7 @@ function modelTools(
   scope: TurnScope,
   render: RenderedAgent,
   providerTools: readonly LanguageModelV3ProviderTool[],
+  caps: RenderCapabilities,
 ): Array<LanguageModelV3FunctionTool | LanguageModelV3ProviderTool> {
   const tools: Array<LanguageModelV3FunctionTool | LanguageModelV3ProviderTool> = [];
   for (const tool of render.tools) tools.push(toModelTool(tool));
@@ -485,6 +512,7 @@ function modelTools(
         tools.push(memoryModelTool(name, targets));
     }
   }
+  for (const tool of caps.tools) tools.push(tool);
   for (const tool of providerTools) tools.push(tool);
   return tools;
 }

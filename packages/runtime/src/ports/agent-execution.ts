@@ -7,6 +7,7 @@ import {
   type Decision,
   type JsonSchema,
   type JsonValue,
+  type McpServerSelection,
   type MemoryProjection,
   OpenComputerError,
   type ToolKind,
@@ -50,6 +51,8 @@ export interface RenderedAgent {
   builtInTools: string[];
   /** Memory resources the render selected with `useMemory`. */
   memory: string[];
+  /** MCP servers the render attached (absent from renders of older workers). */
+  mcpServers?: McpServerSelection[];
 }
 
 /**

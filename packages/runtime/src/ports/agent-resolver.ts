@@ -1,5 +1,6 @@
 import type { AgentFunction, JsonValue } from "@opencomputer/agent";
 import type { MemoryDeclaration } from "@opencomputer/agent/internal";
+import type { AgentResources } from "./agent-resources.ts";
 
 export interface LoadedAgent {
   agentId: string;
@@ -48,4 +49,6 @@ export interface AgentResolver {
    * absent or empty: none (docs/memory.md).
    */
   memory?(agentId: string, deploymentId: string): Promise<readonly MemoryDeclaration[]>;
+  /** The deployment's MCP servers and skills; absent when it has none. */
+  resources?(agentId: string, deploymentId: string): Promise<AgentResources>;
 }
