@@ -5,6 +5,7 @@
 // SDK still agree, see two-copies.test.ts).
 
 export { isTool } from "./brand.ts";
+export { fetchThroughGateway } from "./connection-fetch.ts";
 export {
   CONNECTION_ID_PATTERN,
   type ConnectionDeclaration,
