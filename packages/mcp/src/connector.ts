@@ -16,7 +16,12 @@ import type {
   McpToolInfo,
 } from "@opencomputer/runtime";
 import { mcpFailure } from "./failures.ts";
-import { operationEgress, transportFetch } from "./transport-fetch.ts";
+import {
+  operationEgress,
+  settlePending,
+  type TransportState,
+  transportFetch,
+} from "./transport-fetch.ts";
 
 export interface McpConnectorOptions {
   /** Allows plain-http servers on 127.0.0.1/localhost (dev mode). */
@@ -33,8 +38,10 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
   const clientInfo = options.clientInfo ?? { name: "opencomputer-runtime", version: "0.1.0" };
   return {
     async open(server, operation) {
+      const state: TransportState = { fallback: undefined, pending: new Set() };
+      const allowLoopbackHttp = options.allowLoopbackHttp ?? false;
       const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-        fetch: transportFetch(server, { allowLoopbackHttp: options.allowLoopbackHttp ?? false }),
+        fetch: transportFetch(server, { allowLoopbackHttp }, state),
       });
       const client = new Client(clientInfo);
       // Transport errors also reject the request they belong to; nothing else listens here.
@@ -47,12 +54,12 @@ export function createMcpConnector(options: McpConnectorOptions = {}): McpConnec
         await client.close().catch(() => {});
         throw mcpFailure(error, server, operation.signal, "connect");
       }
-      return session(server, client);
+      return session(server, client, state);
     },
   };
 }
 
-function session(server: McpServerDeclaration, client: Client): McpSession {
+function session(server: McpServerDeclaration, client: Client, state: TransportState): McpSession {
   return {
     async listTools(operation) {
       const tools: McpToolInfo[] = [];
@@ -78,6 +85,7 @@ function session(server: McpServerDeclaration, client: Client): McpSession {
       return tools;
     },
     async callTool(name, args, operation): Promise<McpCallOutcome> {
+      state.fallback = operation.egress;
       try {
         const result = await within(operation, () =>
           client.callTool({ name, arguments: args }, undefined, {
@@ -95,11 +103,15 @@ function session(server: McpServerDeclaration, client: Client): McpSession {
         }
         return { ok: true, output: outputOf(result) };
       } catch (error) {
+        // A cancelled or timed-out call: the SDK is telling the server; let that arrive while
+        // this call's grant is still live.
+        await settlePending(state);
         const failure = mcpFailure(error, server, operation.signal, "call", name);
         return { ok: false, code: failure.code as McpFailureCode, message: failure.message };
       }
     },
     async close() {
+      await settlePending(state);
       await client.close().catch(() => {});
     },
   };

@@ -18,9 +18,50 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 /** The egress grant of the operation a request belongs to (set around each client call). */
 export const operationEgress = new AsyncLocalStorage<Egress | undefined>();
 
+/**
+ * What one client's requests share: a grant to fall back on for requests sent outside an
+ * operation's context (the SDK sends a cancellation from the abort's listener), and the requests
+ * in flight, so a cancelled call and `close` can let a cancellation reach the server first.
+ */
+export interface TransportState {
+  fallback: Egress | undefined;
+  pending: Set<Promise<unknown>>;
+}
+
+/** Waits (at most `limitMs`) for the requests in flight to be answered. */
+export async function settlePending(state: TransportState, limitMs = 2000): Promise<void> {
+  if (state.pending.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled([...state.pending]),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, limitMs);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 export function transportFetch(
   server: McpServerDeclaration,
   options: { allowLoopbackHttp: boolean },
+  state: TransportState,
+): FetchLike {
+  const send = sender(server, options, state);
+  return (input, init) => {
+    const request = send(input, init);
+    state.pending.add(request);
+    void request.then(
+      () => state.pending.delete(request),
+      () => state.pending.delete(request),
+    );
+    return request;
+  };
+}
+
+function sender(
+  server: McpServerDeclaration,
+  options: { allowLoopbackHttp: boolean },
+  state: TransportState,
 ): FetchLike {
   const url = new URL(server.url);
   const loopbackHttp = url.protocol === "http:" && LOOPBACK.has(url.hostname);
@@ -29,7 +70,7 @@ export function transportFetch(
     if (method === "GET") return new Response(null, { status: 405 });
     const target = new URL(input instanceof URL ? input.href : String(input));
     if (server.connection !== undefined) {
-      const egress = operationEgress.getStore();
+      const egress = operationEgress.getStore() ?? state.fallback;
       if (!egress) {
         throw new McpError(
           "mcp_egress_unavailable",

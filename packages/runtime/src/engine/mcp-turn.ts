@@ -13,7 +13,7 @@ import {
   type McpSession,
   type McpToolInfo,
 } from "../ports/mcp.ts";
-import { type EgressLease, egressFor } from "./egress-for.ts";
+import { type EgressLease, leaseEgress } from "./egress-for.ts";
 import { mcpToolName } from "./mcp-names.ts";
 import type { TurnScope } from "./turn-scope.ts";
 
@@ -135,7 +135,15 @@ export async function mcpEgress(
       { server: server.id },
     );
   }
-  return egressFor(scope);
+  // Not ended by the turn's abort, as agent code's grants are: the client itself stops on the
+  // abort, and the cancellation it then sends to the server needs the grant. The operation
+  // ends the lease once its outcome (and that cancellation) is settled.
+  return leaseEgress(scope.ctx, {
+    sessionId: scope.sessionId,
+    agentId: scope.agentId,
+    deploymentId: scope.deploymentId,
+    turnId: scope.turn.id,
+  });
 }
 
 export function mcpSettings(scope: TurnScope): McpSettings {
