@@ -2,12 +2,14 @@
 // error writes nothing, so the deployments on disk always come from a project that passed.
 
 import { performance } from "node:perf_hooks";
+import type { ConnectionDeclaration } from "@opencomputer/agent/internal";
 import { type Alias, type AliasMove, recordDeployment } from "./aliases.ts";
 import { analyzeProject, type BuildTimings, type CheckOptions } from "./check.ts";
 import { loadProjectConnections } from "./connections.ts";
-import { type Deployment, deploymentContent, writeDeployment } from "./deployment.ts";
+import { type Deployment, deploymentContent, SKILLS_DIR, writeDeployment } from "./deployment.ts";
 import type { BuildError, BuildWarning } from "./errors.ts";
 import { type BuildIsolation, buildIsolation } from "./isolation.ts";
+import { checkMcpConnections } from "./mcp-servers.ts";
 import { loadProjectMemory } from "./memory.ts";
 import { deploymentsDir } from "./project.ts";
 
@@ -49,6 +51,16 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
   const connections = await loadingConnections;
   const memory = await loadingMemory;
   const errors = [...analysis.errors, ...connections.errors, ...memory.errors];
+  // MCP servers name connections; the agent's connections now include the inline ones.
+  const agentConnections = new Map<string, ConnectionDeclaration[]>();
+  for (const agent of agents) {
+    const mcp = analysis.mcp.get(agent.agentId);
+    const declared = connections.byAgent.get(agent.agentId) ?? [];
+    agentConnections.set(
+      agent.agentId,
+      mcp ? checkMcpConnections(agent.agentId, mcp, declared, errors) : declared,
+    );
+  }
   const confined = analysis.isolation;
   if (errors.length > 0) {
     return {
@@ -72,18 +84,26 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
     const bundle = bundles.get(agent.agentId);
     // No error and no bundle cannot happen: bundling either produced code or reported why not.
     if (!bundle) throw new Error(`internal: no bundle for agent "${agent.agentId}"`);
+    const skills = analysis.skills.get(agent.agentId) ?? [];
     const content = deploymentContent(
       agent.agentId,
       agent.tools,
       agent.resultTool,
       bundle,
-      connections.byAgent.get(agent.agentId),
+      agentConnections.get(agent.agentId),
       memory.byAgent.get(agent.agentId),
       // `shell: false` in project.ts: no built-in tool comes without useTool.
       analysis.declaration?.shell === false ? [] : undefined,
       agent.schedules,
+      { mcpServers: agent.mcpServers, skills: skills.map((s) => s.record) },
     );
-    const written = writeDeployment(out, content, bundle, now);
+    const files = new Map<string, Uint8Array>();
+    for (const skill of skills) {
+      for (const [path, bytes] of skill.contents) {
+        files.set(`${SKILLS_DIR}/${skill.record.name}/${path}`, bytes);
+      }
+    }
+    const written = writeDeployment(out, content, bundle, now, files);
     const moves = recordDeployment(
       out,
       agent.agentId,

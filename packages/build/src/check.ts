@@ -5,7 +5,7 @@
 // Loading runs project code, so the child is confined by the options' isolation (isolation.ts).
 
 import { performance } from "node:perf_hooks";
-import type { ScheduleDeclaration } from "@opencomputer/agent";
+import type { McpServerDeclaration, ScheduleDeclaration } from "@opencomputer/agent";
 import { jsonDigest } from "@opencomputer/runtime";
 import { bundleAgent } from "./bundle.ts";
 import type { DeploymentTool, ResultToolRecord } from "./deployment.ts";
@@ -14,12 +14,14 @@ import type { ModuleGraph } from "./graph.ts";
 import { type BuildIsolation, buildIsolation } from "./isolation.ts";
 import type { LoadedTool } from "./load-protocol.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, type LoadResult, startLoader } from "./load-tools.ts";
+import { type AgentMcp, agentMcp } from "./mcp-servers.ts";
 import { loadProjectMemory } from "./memory.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
 import { openProject, type Project, relativePath } from "./project.ts";
 import type { ProjectDeclaration } from "./project-file.ts";
 import { responseReturnWarnings } from "./response-returns.ts";
 import { readSchedules } from "./schedules.ts";
+import { type PackagedSkill, readSkills, type SkillRecord } from "./skills.ts";
 import { type AgentState, readSources, type Sources } from "./sources.ts";
 import { strictSchemaWarnings } from "./strict-warnings.ts";
 import type { StaticTool } from "./tools.ts";
@@ -50,6 +52,10 @@ export interface AgentReport {
   resultTool?: ResultToolRecord;
   /** Its schedules (`schedules/<id>.ts`), sorted by id. */
   schedules: ScheduleDeclaration[];
+  /** The MCP servers its modules define (absent when none). */
+  mcpServers?: McpServerDeclaration[];
+  /** Its packaged skills (absent when none). */
+  skills?: SkillRecord[];
 }
 
 export interface BuildTimings {
@@ -80,6 +86,8 @@ export interface Analysis extends CheckResult {
   /** What `opencomputer/project.ts` declares; absent when the project has none. */
   declaration?: ProjectDeclaration;
   bundles: Map<string, Uint8Array>;
+  mcp: Map<string, AgentMcp>;
+  skills: Map<string, PackagedSkill[]>;
 }
 
 export async function checkProject(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
@@ -145,10 +153,25 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
   errors.push(...loadErrors(project, loaded, refused));
   errors.push(...unrecognisedTools(graph, loaded, toolsByModule, refused));
 
-  const agents = states.map((s) => ({
-    ...report(project, s, loaded),
-    schedules: schedules.byAgent.get(s.entry.agentId) ?? [],
-  }));
+  const mcp = new Map<string, AgentMcp>();
+  const skills = new Map<string, PackagedSkill[]>();
+  for (const state of states) {
+    const agentId = state.entry.agentId;
+    mcp.set(agentId, agentMcp(project, state, loaded, errors));
+    skills.set(agentId, readSkills(project, agentId, errors));
+  }
+  const agents = states.map((s) => {
+    const agentId = s.entry.agentId;
+    const agent: AgentReport = {
+      ...report(project, s, loaded),
+      schedules: schedules.byAgent.get(agentId) ?? [],
+    };
+    const servers = mcp.get(agentId)?.servers ?? [];
+    if (servers.length > 0) agent.mcpServers = servers;
+    const packaged = skills.get(agentId) ?? [];
+    if (packaged.length > 0) agent.skills = packaged.map((k) => k.record);
+    return agent;
+  });
   const totalMs = performance.now() - started;
   return {
     project,
@@ -164,6 +187,8 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
       ...responseWarnings,
     ]),
     bundles,
+    mcp,
+    skills,
     timings: { parseMs: graph.parseMs, analyzeMs, loadMs, bundleMs, writeMs: 0, totalMs },
     isolation: { kind: isolation.kind, description: isolation.description },
   };

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import {
   AgentNotFoundError,
   type AgentResolver,
+  type AgentResources,
   type LoadedAgent,
   parseAgentRef,
 } from "@opencomputer/runtime";
@@ -16,6 +17,7 @@ import { isAlias, readAliases } from "./aliases.ts";
 import { readDeployment } from "./deployment.ts";
 import { importDeployment, verifyDeployment } from "./deployment-load.ts";
 import { deploymentsDir } from "./project.ts";
+import { deploymentSkills } from "./skill-library.ts";
 
 /** The module a worker imports to load a deployment (its `loadAgent`). */
 const WORKER_LOADER = siblingModule(import.meta.url, "deployment-load");
@@ -25,6 +27,8 @@ export function createDeploymentAgents(projectDir: string): AgentResolver {
   const root = resolve(projectDir);
   // Deployments are immutable, so one load per deployment serves every session that pins it.
   const loads = new Map<string, Promise<LoadedAgent>>();
+  // Read once per deployment too: the turn loop asks for them at the start of every turn.
+  const resources = new Map<string, AgentResources>();
 
   return {
     async describe(agentRef) {
@@ -63,6 +67,21 @@ export function createDeploymentAgents(projectDir: string): AgentResolver {
       // The manifest's record of what the build loaded; the deployment's own check is `locate`'s.
       const deployment = readDeployment(dir, id);
       return deployment?.agentId === agentId ? (deployment.memory ?? []) : [];
+    },
+    async resources(agentId, id) {
+      const key = `${agentId}\0${id}`;
+      let found = resources.get(key);
+      if (!found) {
+        const { deployment, bundleFile } = verifyDeployment(dir, agentId, id);
+        found = {
+          mcpServers: deployment.mcpServers ?? [],
+          ...(deployment.skills?.length
+            ? { skills: deploymentSkills(dirname(bundleFile), deployment.skills) }
+            : {}),
+        };
+        resources.set(key, found);
+      }
+      return found;
     },
     load(agentId, id) {
       const key = `${agentId}\0${id}`;

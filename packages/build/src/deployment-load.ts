@@ -57,6 +57,8 @@ export function verifyDeployment(dir: string, agentId: string, id: string): Veri
     deployment.connections,
     deployment.memory,
     deployment.defaultTools,
+    deployment.schedules,
+    { mcpServers: deployment.mcpServers, skills: deployment.skills },
   );
   if (deploymentId(content, bundle) !== deployment.id) {
     throw invalid("its files changed after the build (the content no longer matches its id)");

@@ -5,11 +5,12 @@
 
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import type { ScheduleDeclaration, ToolKind } from "@opencomputer/agent";
+import { dirname, join } from "node:path";
+import type { McpServerDeclaration, ScheduleDeclaration, ToolKind } from "@opencomputer/agent";
 import type { ConnectionDeclaration, MemoryDeclaration } from "@opencomputer/agent/internal";
 import { canonicalJson } from "@opencomputer/runtime";
 import type { JsonValue } from "./literal.ts";
+import type { SkillRecord } from "./skills.ts";
 
 /** A tool as a deployment records it. */
 export interface DeploymentTool {
@@ -51,7 +52,20 @@ export interface Deployment {
   defaultTools?: string[];
   /** The agent's schedules (absent when none). */
   schedules?: ScheduleDeclaration[];
+  /** The MCP servers the runtime may connect to for this agent (absent when none). */
+  mcpServers?: McpServerDeclaration[];
+  /** Skills packaged under `skills/<name>/` beside the bundle (absent when none). */
+  skills?: SkillRecord[];
   bundle: { file: string; digest: string };
+}
+
+/** The directory of the packaged skills, beside the bundle. */
+export const SKILLS_DIR = "skills";
+
+/** What a deployment carries beside its code (each only when present). */
+export interface DeploymentExtras {
+  mcpServers?: McpServerDeclaration[];
+  skills?: SkillRecord[];
 }
 
 /** What the id is computed over: the manifest without `id` and `createdAt`. */
@@ -66,6 +80,7 @@ export function deploymentContent(
   memory: MemoryDeclaration[] = [],
   defaultTools?: string[],
   schedules: ScheduleDeclaration[] = [],
+  extras: DeploymentExtras = {},
 ): DeploymentContent {
   return {
     agentId,
@@ -76,6 +91,8 @@ export function deploymentContent(
     ...(memory.length > 0 ? { memory } : {}),
     ...(defaultTools ? { defaultTools } : {}),
     ...(schedules.length > 0 ? { schedules } : {}),
+    ...(extras.mcpServers?.length ? { mcpServers: extras.mcpServers } : {}),
+    ...(extras.skills?.length ? { skills: extras.skills } : {}),
     bundle: { file: BUNDLE_FILE, digest: `sha256:${sha256(bundle)}` },
   };
 }
@@ -104,6 +121,8 @@ export function writeDeployment(
   content: DeploymentContent,
   bundle: Uint8Array,
   now: Date,
+  /** Files beside the bundle (the skills), by path relative to the deployment's directory. */
+  files: ReadonlyMap<string, Uint8Array> = new Map(),
 ): { deployment: Deployment; created: boolean } {
   const id = deploymentId(content, bundle);
   const target = join(dir, id);
@@ -119,6 +138,8 @@ export function writeDeployment(
     ...(content.memory ? { memory: content.memory } : {}),
     ...(content.defaultTools ? { defaultTools: content.defaultTools } : {}),
     ...(content.schedules ? { schedules: content.schedules } : {}),
+    ...(content.mcpServers ? { mcpServers: content.mcpServers } : {}),
+    ...(content.skills ? { skills: content.skills } : {}),
     bundle: content.bundle,
   };
   mkdirSync(dir, { recursive: true });
@@ -126,6 +147,10 @@ export function writeDeployment(
   mkdirSync(temp);
   try {
     writeFileSync(join(temp, BUNDLE_FILE), bundle);
+    for (const [path, bytes] of files) {
+      mkdirSync(dirname(join(temp, path)), { recursive: true });
+      writeFileSync(join(temp, path), bytes);
+    }
     writeFileSync(join(temp, MANIFEST_FILE), `${JSON.stringify(deployment, null, 2)}\n`);
     renameSync(temp, target);
   } catch (error) {

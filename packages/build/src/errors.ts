@@ -58,6 +58,20 @@ export const BUILD_ERROR_CODES = {
   schedule_cron_invalid: "the cron expression is not five valid fields, or never occurs",
   // Bundling
   bundle_failed: "esbuild could not bundle the agent",
+  // MCP servers (defineMcpServer / useMcpServer)
+  mcp_server_unknown: 'useMcpServer("<id>") names a server the agent does not define',
+  mcp_server_duplicate: "two different MCP servers of one agent have the same id",
+  mcp_connection_unknown: "an MCP server names a connection the agent does not declare",
+  mcp_connection_mismatch:
+    "an MCP server's connection cannot reach its URL (origin, pathPrefix, POST)",
+  // Skills (skills/<name>/SKILL.md)
+  skill_invalid: "skills/ holds something other than one directory per skill",
+  skill_missing_file: "a skill directory without SKILL.md",
+  skill_frontmatter_invalid:
+    "SKILL.md's frontmatter lacks name or description, or its name is not the directory's",
+  skill_file_outside:
+    "a symbolic link or non-regular file in a skill (it could reach outside the directory)",
+  skill_too_large: "a skill file, skill or agent past the size limits",
 } as const;
 
 export type BuildErrorCode = keyof typeof BUILD_ERROR_CODES;

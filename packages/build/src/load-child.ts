@@ -5,9 +5,15 @@
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { isTool } from "@opencomputer/agent/internal";
+import { collectMcpServers, isTool } from "@opencomputer/agent/internal";
 import { awaitKill } from "./child-end.ts";
-import type { LoadedTool, LoadFailure, LoadMessage, LoadRequest } from "./load-protocol.ts";
+import type {
+  LoadedMcpServer,
+  LoadedTool,
+  LoadFailure,
+  LoadMessage,
+  LoadRequest,
+} from "./load-protocol.ts";
 
 function send(message: LoadMessage): Promise<void> {
   return new Promise((resolve) => process.send?.(message, () => resolve()));
@@ -17,12 +23,24 @@ async function load({ root, modules }: LoadRequest): Promise<void> {
   // ES modules that fail rethrow the same error object to every importer; the first module
   // to report it (dependencies are imported first) is where it came from.
   const reported = new WeakSet<object>();
+  // defineMcpServer() reports each definition made while the modules load (they need not be
+  // exported: `const docs = defineMcpServer(...)` in agent.ts is enough).
+  const servers = collectMcpServers();
   for (const module of modules) {
     await send({ type: "start", module });
     try {
       const ns = (await import(pathToFileURL(module).href)) as Record<string, unknown>;
-      await send({ type: "loaded", module, tools: toolsOf(ns) });
+      const mcpServers: LoadedMcpServer[] = servers.take().map((found) => {
+        const location = projectFrame(found.stack, root);
+        return {
+          declaration: found.declaration,
+          ...(found.connection ? { connection: found.connection } : {}),
+          ...(location ? { location } : {}),
+        };
+      });
+      await send({ type: "loaded", module, tools: toolsOf(ns), mcpServers });
     } catch (error) {
+      servers.take();
       const known = typeof error === "object" && error !== null && reported.has(error);
       if (typeof error === "object" && error !== null) reported.add(error);
       await send(

@@ -9,7 +9,13 @@ import { siblingModule } from "@opencomputer/workers";
 import type { BuildError } from "./errors.ts";
 import type { BuildIsolation } from "./isolation.ts";
 import { type LoadProcess, startLoadProcess } from "./load-process.ts";
-import type { LoadedTool, LoadFailure, LoadMessage, LoadRequest } from "./load-protocol.ts";
+import type {
+  LoadedMcpServer,
+  LoadedTool,
+  LoadFailure,
+  LoadMessage,
+  LoadRequest,
+} from "./load-protocol.ts";
 import { isInside, type Project, relativePath } from "./project.ts";
 
 export const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
@@ -22,6 +28,8 @@ const START_ALLOWANCE_MS = 30_000;
 export interface LoadResult {
   /** Tools by absolute module path, for each module that loaded. */
   loaded: Map<string, LoadedTool[]>;
+  /** The MCP servers each module defined while it loaded. */
+  mcpServers: Map<string, LoadedMcpServer[]>;
   /** Modules that failed, with the error to report (absent when an import of theirs failed). */
   failed: Map<string, BuildError | undefined>;
   /** A timeout or a crash of the loader process: the modules after it were not loaded. */
@@ -56,7 +64,11 @@ export function startLoader(
 }
 
 class LoadSession {
-  private readonly result: LoadResult = { loaded: new Map(), failed: new Map() };
+  private readonly result: LoadResult = {
+    loaded: new Map(),
+    mcpServers: new Map(),
+    failed: new Map(),
+  };
   private modules: readonly string[] | undefined;
   private ready = false;
   private sent = false;
@@ -124,6 +136,9 @@ class LoadSession {
         break;
       case "loaded":
         this.result.loaded.set(message.module, message.tools);
+        if (message.mcpServers?.length) {
+          this.result.mcpServers.set(message.module, message.mcpServers);
+        }
         this.pending = undefined;
         break;
       case "failed": {

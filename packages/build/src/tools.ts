@@ -4,8 +4,8 @@
 // of the object literal, so a reader (and the build) can see them.
 
 import { TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN } from "@opencomputer/agent";
-import ts from "typescript";
 import { reservedToolName } from "@opencomputer/agent/internal";
+import ts from "typescript";
 import type { BuildError } from "./errors.ts";
 import { formOf, propertyKey, unwrap } from "./literal.ts";
 import { errorAt, type ParsedModule, snippet } from "./parse.ts";
