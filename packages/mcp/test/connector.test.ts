@@ -1,7 +1,7 @@
 import type { JsonValue } from "@opencomputer/agent";
+import { startTestMcpServer, type TestMcpServer } from "@opencomputer/testkit/mcp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpConnector } from "../src/index.ts";
-import { startTestMcpServer, type TestMcpServer } from "./mcp-test-server.ts";
 
 let server: TestMcpServer;
 beforeAll(async () => {

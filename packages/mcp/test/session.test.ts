@@ -25,9 +25,9 @@ import { createModelResolver, createScriptModel, type ScriptStep } from "@openco
 import { eventIssues } from "@opencomputer/protocol";
 import { createRuntime, createStaticAgents, type EventRecord } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
+import { startTestMcpServer, type TestMcpServer } from "@opencomputer/testkit/mcp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpConnector } from "../src/index.ts";
-import { startTestMcpServer, type TestMcpServer } from "./mcp-test-server.ts";
 
 const SECRET = "mcp_bearer_4c1d_never_log_me";
 let dir: string;

@@ -1,4 +1,4 @@
-// A real MCP server made with the official SDK, in the test process: McpServer over the
+// A real MCP server made with the official SDK, in the test process (`@opencomputer/testkit/mcp-server`): McpServer over the
 // Streamable HTTP server transport (stateful: a session per client, so a cancellation reaches the
 // request it cancels) on node:http.
 // Tools: `search` (an input schema), `lookup` (structured output), `explode` (throws), `slow`
