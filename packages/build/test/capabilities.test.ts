@@ -5,7 +5,6 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
 import {
   createEgressGateway,
   envLocalSecrets,
@@ -65,7 +64,7 @@ beforeAll(async () => {
           return (value as (o: unknown) => unknown).call(target, options);
         };
       },
-    }) as LanguageModelV3;
+    }) as ReturnType<typeof createScriptModel>;
   runtime = createRuntime({
     store,
     agents: createDeploymentAgents(project.dir),

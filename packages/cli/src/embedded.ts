@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { createMcpConnector } from "@opencomputer/mcp";
 import { createModelResolver, createScriptModel, defaultProviders } from "@opencomputer/models";
 import type { AgentResolver, Runtime } from "@opencomputer/runtime";
 import { createRuntime } from "@opencomputer/runtime";
@@ -42,6 +43,7 @@ export function openEmbedded(
     memory: createSqliteMemoryStore(store),
     builtInTools: computers.tools,
     agents: agents(projectDir),
+    mcp: { connector: createMcpConnector({ allowLoopbackHttp: true }) },
     // Real providers read their keys from the environment when a model is first used.
     models: createModelResolver({
       providers: { ...defaultProviders(), script: createScriptModel },

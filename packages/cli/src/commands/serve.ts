@@ -10,6 +10,7 @@ import {
   formatErrors,
 } from "@opencomputer/build";
 import { consoleDistDir } from "@opencomputer/console";
+import { createMcpConnector } from "@opencomputer/mcp";
 import { createModelResolver, createScriptModel, defaultProviders } from "@opencomputer/models";
 import { createRuntime } from "@opencomputer/runtime";
 import { createHandler, createKeyFileAuth, KeyFile, serve } from "@opencomputer/server";
@@ -90,6 +91,8 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
     builtInTools: computers.tools,
     agents,
     execution: running.execution,
+    // The control plane holds the MCP clients; plain-http loopback servers only in dev.
+    mcp: { connector: createMcpConnector({ allowLoopbackHttp: mode === "dev" }) },
     models: createModelResolver({
       providers: { ...defaultProviders(), script: createScriptModel },
       pricer: projectPricer(projectDir),
