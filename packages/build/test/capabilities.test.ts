@@ -21,7 +21,7 @@ import { buildProject } from "../src/build.ts";
 import { readDeployment } from "../src/deployment.ts";
 import { createDeploymentAgents } from "../src/deployment-agents.ts";
 import { deploymentsDir } from "../src/project.ts";
-import { copyFixture } from "./helpers.ts";
+import { copyFixture, fixture } from "./helpers.ts";
 
 const TOKEN = "handbook_token_91e2_never_log_me";
 let project: ReturnType<typeof copyFixture>;
@@ -96,6 +96,21 @@ const of = (events: EventRecord[], type: string) =>
   events.filter((e) => e.type === type).map((e) => e.data as Record<string, unknown>);
 
 describe("the MCP and skills samples", () => {
+  it("are the files docs/mcp.md and docs/agent-sdk.md show", () => {
+    const docs = (name: string) =>
+      readFileSync(new URL(`../../../docs/${name}`, import.meta.url), "utf8");
+    const shown: Record<string, string[]> = {
+      "mcp.md": ["agents/handbook/agent.ts", "agents/handbook/connections/handbook-auth.ts"],
+      "agent-sdk.md": ["agents/writer/agent.ts", "agents/writer/skills/release-notes/SKILL.md"],
+    };
+    for (const [page, files] of Object.entries(shown)) {
+      for (const file of files) {
+        const text = readFileSync(join(fixture("capabilities"), "opencomputer", file), "utf8");
+        expect(docs(page), `${page} shows ${file}`).toContain(text.trimEnd());
+      }
+    }
+  });
+
   it("build: the manifest records the server, its connection and the packaged skill", () => {
     expect(build.errors).toEqual([]);
     const handbook = build.deployments.find((d) => d.agentId === "handbook")!;
