@@ -116,6 +116,14 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
       "manifest.bundle",
     );
   }
+  checkMcpServers(m.mcpServers);
+  if (m.skills !== undefined && (!Array.isArray(m.skills) || m.skills.length > 0)) {
+    // The upload carries the manifest and the bundle only; skill files would arrive unchecked.
+    throw invalid(
+      "manifest.skills: deployments with skills cannot be uploaded yet; build the project where it runs",
+      "manifest.skills",
+    );
+  }
   const content = deploymentContent(
     m.agentId,
     m.tools,
@@ -124,6 +132,7 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
     m.connections,
     m.memory,
     m.defaultTools,
+    { mcpServers: m.mcpServers },
   );
   if (deploymentId(content, bundle) !== m.id) {
     throw invalid(
@@ -132,6 +141,26 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
     );
   }
   return { id: m.id, ...content };
+}
+
+function checkMcpServers(servers: unknown): void {
+  if (servers === undefined) return;
+  const ok =
+    Array.isArray(servers) &&
+    servers.every(
+      (s) =>
+        typeof s === "object" &&
+        s !== null &&
+        typeof s.id === "string" &&
+        typeof s.url === "string" &&
+        (s.connection === undefined || typeof s.connection === "string"),
+    );
+  if (!ok) {
+    throw invalid(
+      "manifest.mcpServers must be an array of { id, url, connection? }",
+      "manifest.mcpServers",
+    );
+  }
 }
 
 /** Runs the load-time check in a confined child; the failure message, or null when it passed. */
