@@ -274,12 +274,9 @@ describe("MCP tools in a turn", () => {
       tool: "mcp__docs__slow",
       metadata: { progress: 1, total: 2, message: "warming up" },
     });
-    // Whichever closes it first: the client's own cancellation, or the interrupt's settlement.
+    // The interrupt's settlement closes the call; the cancellation is not the call's outcome.
     const failed = of(events, "tool.failed");
     expect(failed).toHaveLength(1);
-    expect(failed[0]?.tool).toBe("mcp__docs__slow");
-    expect(failed[0]?.code === "mcp_cancelled" || failed[0]?.settledBy === "interrupted").toBe(
-      true,
-    );
+    expect(failed[0]).toMatchObject({ tool: "mcp__docs__slow", settledBy: "interrupted" });
   });
 });

@@ -59,6 +59,10 @@ export async function executeMcpCall(
   } finally {
     await lease?.end();
   }
+  // The turn was interrupted, ended or its runtime is closing: whoever aborted it settles the
+  // call (settledBy), or, when the runtime closes, leaves it started for the next runtime to run
+  // again. A cancellation is not the call's outcome.
+  if (scope.signal.aborted) return;
   if (!outcome.ok) {
     // A server that went away leaves a client that cannot recover: the next call connects again.
     if (outcome.code === "mcp_server_unavailable" || outcome.code === "mcp_protocol_error") {
