@@ -34,6 +34,7 @@ describe("published package.json", () => {
         "console",
         "event-receiver",
         "event-stream",
+        "mcp",
         "models",
         "protocol",
         "react",
