@@ -132,6 +132,7 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
     m.connections,
     m.memory,
     m.defaultTools,
+    m.schedules,
     { mcpServers: m.mcpServers },
   );
   if (deploymentId(content, bundle) !== m.id) {
