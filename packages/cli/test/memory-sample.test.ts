@@ -96,6 +96,7 @@ describe("the memory sample on opencomputer dev", { timeout: 120_000 }, () => {
     expect(rendered.data.instructions).toContain(
       "Exercises run on Node.js 22 and need no paid services.",
     );
-    expect(rendered.data.enabledTools).toEqual(["memory_save"]);
+    // shell comes to every session (docs/computers.md#every-session-has-shell).
+    expect(rendered.data.enabledTools).toEqual(["shell", "memory_save"]);
   });
 });

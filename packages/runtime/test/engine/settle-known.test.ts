@@ -17,6 +17,7 @@ import { Notifier } from "../../src/engine/notifier.ts";
 import { type KnownState, settleTurn } from "../../src/engine/settle.ts";
 import type { ToolCallRecord, TurnRecord } from "../../src/ports/records.ts";
 import type { Store } from "../../src/ports/store.ts";
+import { NO_TRACING } from "../../src/ports/tracing.ts";
 
 describe("settleTurn with the worker's known state", () => {
   let dir: string;
@@ -43,7 +44,11 @@ describe("settleTurn with the worker's known state", () => {
         },
       },
     });
-    ctx = { store: counted, notifier: new Notifier() } as unknown as EngineContext;
+    ctx = {
+      store: counted,
+      notifier: new Notifier(),
+      tracing: NO_TRACING,
+    } as unknown as EngineContext;
   });
   afterEach(async () => {
     await store.close();
