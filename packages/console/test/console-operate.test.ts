@@ -184,7 +184,8 @@ describe("console for the person who acts", () => {
   it("says 'waiting for you' for an approval: badge, title, list, filter; deciding clears it", async () => {
     const id = await startSession(page, "approver", "Move c1 to pro and c2 to basic");
     await expect.poll(() => badge().textContent()).toBe("waiting for you");
-    expect(await page.title()).toMatch(/^Waiting for you · approver/);
+    // The title names the agent once the session's record has loaded, which can follow the badge.
+    await expect.poll(() => page.title()).toMatch(/^Waiting for you · approver/);
     await expect
       .poll(() => page.getByTestId("waiting-callout").textContent())
       .toContain("2 approvals are waiting for your decision");
