@@ -46,5 +46,6 @@ export {
   secretHeader,
   useSecret,
 } from "./secrets.ts";
+export { useSessionData } from "./session-data.ts";
 export type * from "./types.ts";
 export { type MemoryProjection, type MemorySource, useMemory } from "./use-memory.ts";

@@ -3,6 +3,7 @@
 
 import { describeValue } from "./describe-value.ts";
 import { RenderError } from "./errors.ts";
+import { deepFreeze } from "./freeze.ts";
 import {
   enterRender,
   leaveRender,
@@ -27,6 +28,7 @@ export function renderAgent(agent: () => unknown, context: RenderContext): Rende
     version: RENDER_STATE_VERSION,
     input: context.input,
     builtInToolIds: context.builtInToolIds,
+    sessionData: deepFreeze(context.sessionData ?? {}),
     model: undefined,
     tools: [],
     builtInTools: [],

@@ -104,6 +104,8 @@ export interface RenderContext {
   builtInToolIds?: readonly string[];
   /** What the runtime recalled for each memory resource the session binds, by resource id. */
   memory?: Readonly<Record<string, MemoryProjection>>;
+  /** The session's data, which `useSessionData(key)` reads. */
+  sessionData?: JsonObject;
 }
 
 /** One render's outcome: what the next model step may use. */

@@ -421,6 +421,11 @@ async function renderOrFail(
       ...(recalled ? { memory: recalled.projections } : {}),
     });
     return withDefaultTools(render, scope.defaultTools ?? []);
+    return await agent.render({
+      input: scope.turn.input,
+      builtInToolIds: scope.builtInToolIds,
+      sessionData: scope.creation.data,
+    });
   } catch (error) {
     if (error instanceof WorkerLostError) throw error;
     // The author's error may hold anything; it goes to the runtime's log, not to clients.
