@@ -5,6 +5,7 @@
 // SDK still agree, see two-copies.test.ts).
 
 export { isTool } from "./brand.ts";
+export { isConnectionRef } from "./connection-ref.ts";
 export {
   CONNECTION_ID_PATTERN,
   type ConnectionDeclaration,
@@ -43,3 +44,4 @@ export {
   SECRET_NAME_PATTERN,
   type SecretHeaderDeclaration,
 } from "./secrets.ts";
+export { SUBAGENT_ID_PATTERN, subagentToolName } from "./use-subagent.ts";

@@ -30,6 +30,10 @@ export interface RenderState {
   readonly memory?: Readonly<Record<string, MemoryProjection>>;
   /** Resources `useMemory` selected, in order; their tools are offered to the model. */
   readonly memoryUsed?: string[];
+  /** `useSubagent` ids in order of first selection (absent in a render of an older copy). */
+  subagents?: string[];
+  /** `useConnection` ids in order of first selection. */
+  connections?: string[];
 }
 
 type Slot = { [RENDER_CONTEXT_SLOT]?: RenderState | undefined };

@@ -116,6 +116,10 @@ export interface RenderResult {
   builtInTools: string[];
   /** Memory resources `useMemory` selected, in order of first use. */
   memory: string[];
+  /** Agent ids selected with `useSubagent`, each offered as the tool `subagent_<id>`. */
+  subagents: string[];
+  /** Connection ids selected with `useConnection`. */
+  connections: string[];
   instructions: string;
 }
 

@@ -37,6 +37,8 @@ describe("renderAgent", () => {
       tools: [lookup],
       builtInTools: ["ask"],
       memory: [],
+      subagents: [],
+      connections: [],
       instructions: "Help customers check orders.",
     });
   });

@@ -9,6 +9,7 @@ import { messageEvents } from "./message-events.ts";
 import { questionEvents } from "./question-events.ts";
 import { runtimeEvents } from "./runtime-events.ts";
 import { sessionEvents } from "./session-events.ts";
+import { subagentEvents } from "./subagent-events.ts";
 import { toolEvents } from "./tool-events.ts";
 import { turnEvents } from "./turn-events.ts";
 
@@ -23,6 +24,7 @@ export const EVENT_FAMILIES = {
   runtime: runtimeEvents,
   egress: egressEvents,
   memory: memoryEvents,
+  subagent: subagentEvents,
 } as const;
 
 export const EVENT_DATA = {
@@ -35,6 +37,7 @@ export const EVENT_DATA = {
   ...runtimeEvents,
   ...egressEvents,
   ...memoryEvents,
+  ...subagentEvents,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;

@@ -20,6 +20,10 @@ export const messageEvents = {
     /** Why `model` is what it is: the agent chose it, the default filled in, or an override won. */
     modelSource: optional(oneOf(["agent", "default", "override"])),
     enabledTools: array(string()),
+    /** Agents offered for delegation (`useSubagent`), each as the tool `subagent_<id>`. */
+    enabledSubagents: optional(array(string())),
+    /** Connections the render asked for (`useConnection`). */
+    requiredConnections: optional(array(string())),
     input: agentInputShape,
     renderedAt: string(),
   }),

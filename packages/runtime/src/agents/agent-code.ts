@@ -52,6 +52,8 @@ export class AgentCode {
       tools: result.tools.map(describeTool),
       builtInTools: result.builtInTools,
       memory: result.memory,
+      subagents: result.subagents,
+      connections: result.connections,
     };
     this.byObject.set(rendered, tools);
     return rendered;

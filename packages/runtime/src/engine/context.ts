@@ -9,6 +9,7 @@ import type { Tracing } from "../ports/tracing.ts";
 import type { Deadlines } from "./deadlines.ts";
 import type { ProcessProbe } from "./incarnation.ts";
 import type { Notifier } from "./notifier.ts";
+import type { SubagentHost } from "./subagent-host.ts";
 import type { WorkerLosses } from "./worker-loss.ts";
 
 /** Who is calling out: the egress token names the session (and the turn, for its events). */
@@ -72,6 +73,8 @@ export interface EngineContext {
    * to run; they do not keep the process alive.
    */
   timers: Deadlines<() => void>;
+  /** Child sessions for delegation calls; set once the sessions API exists (sessions-api.ts). */
+  subagents?: SubagentHost;
 }
 
 /** Applies a batch and tells local waiters about the events it appended. */

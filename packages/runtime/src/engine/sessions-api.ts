@@ -27,6 +27,7 @@ import {
   validateCreateOptions,
 } from "./session-options.ts";
 import type { SessionWatchers } from "./session-watch.ts";
+import { subagentKey } from "./subagent-host.ts";
 import { toSessionView } from "./view.ts";
 import { type WaitOptions, waitForTurn } from "./wait.ts";
 
@@ -100,6 +101,24 @@ export function createSessionsApi(ctx: EngineContext, deps: SessionsDeps): Sessi
     subscribe: (sessionId, listener) => ctx.notifier.subscribe(sessionId, listener),
     watch: (sessionId, listener) => watchers.watch(sessionId, listener),
     watchesAllProcesses: deps.watchesAllProcesses,
+  };
+  ctx.subagents = {
+    async create(parentSession, agentId, id, parent) {
+      const options = {
+        agentId,
+        projectId: parentSession.projectId,
+        environment: parentSession.environment,
+        source: parentSession.source,
+        executionMode: parentSession.executionMode,
+        idempotencyKey: subagentKey(parent.sessionId, parent.callId),
+      };
+      await createSession(ctx, projects, options, { id, parent });
+    },
+    send: (id, input, key) => sessions.sendTurn(id, input, { idempotencyKey: key }),
+    cancel: (id, ended) => (ended ? sessions.end(id) : sessions.interrupt(id).then(() => {})),
+    watch: (id, listener) => watchers.watch(id, () => listener()),
+    pollMs: waitOptions.pollMs,
+    deadlines: waitOptions.deadlines,
   };
   return sessions;
 }

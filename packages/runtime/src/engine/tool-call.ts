@@ -96,11 +96,13 @@ async function progress(scope: TurnScope, call: ToolCallRecord, metadata: JsonVa
 }
 
 /** Commits a call's success; `events` (e.g. `memory.saved`) are written after tool.completed. */
+/** Completes a call with its output; `also` are events written with it (e.g. a delegation's). */
 export async function commitSuccess(
   scope: TurnScope,
   call: ToolCallRecord,
   output: JsonValue,
   events: readonly NewEvent[] = [],
+  also: NewEvent[] = [],
 ) {
   const done: ToolCallRecord = {
     ...call,
@@ -119,6 +121,7 @@ export async function commitSuccess(
           data: { tool: call.tool, callId: call.callId, title: call.tool, output },
         },
         ...events,
+        ...also,
       ],
     });
     scope.conversation.setCall(done);
@@ -127,7 +130,12 @@ export async function commitSuccess(
   }
 }
 
-export async function commitFailure(scope: TurnScope, call: ToolCallRecord, message: string) {
+export async function commitFailure(
+  scope: TurnScope,
+  call: ToolCallRecord,
+  message: string,
+  also: NewEvent[] = [],
+) {
   const failed: ToolCallRecord = {
     ...call,
     status: "failed",
@@ -144,6 +152,7 @@ export async function commitFailure(scope: TurnScope, call: ToolCallRecord, mess
           turnId: scope.turn.id,
           data: { tool: call.tool, callId: call.callId, title: call.tool, message },
         },
+        ...also,
       ],
     });
     scope.conversation.setCall(failed);

@@ -4,7 +4,7 @@ import type {
   LanguageModelV3ProviderTool,
 } from "@ai-sdk/provider";
 import { type JsonValue, OpenComputerError } from "@opencomputer/agent";
-import { RenderError } from "@opencomputer/agent/internal";
+import { RenderError, subagentToolName } from "@opencomputer/agent/internal";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import {
@@ -41,6 +41,7 @@ import {
   resolvedModel,
   resolveFor,
 } from "./step-model.ts";
+import { delegate, subagentModelTool, subagentOf } from "./subagent-call.ts";
 import { executeCall } from "./tool-call.ts";
 import { guard, knownState, type TurnScope, traceOf } from "./turn-scope.ts";
 import { traceCall, usageAttributes } from "./turn-spans.ts";
@@ -163,6 +164,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       instructions: render.instructions,
       ...renderedModelData(stepModel),
       enabledTools: enabledTools(render),
+      ...renderedSelections(render),
       input: turn.input,
       renderedAt,
     },
@@ -375,11 +377,14 @@ async function runCalls(
   const memoryTools = memoryToolsOf(render);
   const available = [...byName.keys(), ...builtIns.keys()];
   if (render.builtInTools.includes(ASK_ID)) available.push(ASK_ID);
+  for (const id of render.subagents ?? []) available.push(subagentToolName(id));
   const all = Promise.allSettled(
     calls.map((call) =>
       traceCall(scope, call, () => {
         if (call.tool === ASK_ID && render.builtInTools.includes(ASK_ID))
           return takeAsk(scope, call);
+        const subagent = subagentOf(render.subagents, call.tool);
+        if (subagent) return delegate(scope, call, subagent);
         const builtIn = builtIns.size > 0 ? builtIns.get(call.tool) : undefined;
         if (builtIn) return executeBuiltInCall(scope, call, builtIn);
         const memoryTargets = memoryTools.size > 0 ? memoryTools.get(call.tool) : undefined;
@@ -490,8 +495,17 @@ function modelTools(
         tools.push(memoryModelTool(name, targets));
     }
   }
+  for (const id of render.subagents ?? []) tools.push(subagentModelTool(id));
   for (const tool of providerTools) tools.push(tool);
   return tools;
+}
+
+/** What `agent.rendered` says a render selected besides tools, when it selected any. */
+function renderedSelections(render: RenderedAgent) {
+  const out: { enabledSubagents?: string[]; requiredConnections?: string[] } = {};
+  if (render.subagents?.length) out.enabledSubagents = [...render.subagents];
+  if (render.connections?.length) out.requiredConnections = [...render.connections];
+  return out;
 }
 
 /** The runtime-provided tools this render selected. */

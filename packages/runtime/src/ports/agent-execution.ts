@@ -53,6 +53,10 @@ export interface RenderedAgent {
   builtInTools: string[];
   /** Memory resources the render selected with `useMemory`. */
   memory: string[];
+  /** Agents selected with `useSubagent` (absent from an older worker's render). */
+  subagents?: string[];
+  /** Connections selected with `useConnection`. */
+  connections?: string[];
 }
 
 /**
