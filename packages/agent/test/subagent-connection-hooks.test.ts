@@ -16,6 +16,12 @@ import { useSecret } from "../src/secrets.ts";
 import { expectFailure } from "./helpers.ts";
 
 const input = { source: "user" as const, text: "hi" };
+/** Renders an agent that only makes the given selections. */
+const selecting = (select: () => void) =>
+  render(() => {
+    select();
+    return "x";
+  });
 const render = (agent: () => string, sessionData?: Record<string, never>) =>
   renderAgent(agent, { input, ...(sessionData ? { sessionData } : {}) });
 
@@ -44,14 +50,18 @@ describe("useSubagent", () => {
   it("refuses what is not an agent id, and a tool named like its delegation tool", () => {
     for (const bad of ["", "a b", "x".repeat(56), 42]) {
       expectFailure(
-        () => render(() => (useSubagent(bad as string), "x")),
+        () => selecting(() => useSubagent(bad as string)),
         RenderError,
         "subagent_invalid",
       );
     }
     const clash = defineTool({ name: "subagent_writer", description: "d", run: () => null });
     const error = expectFailure(
-      () => render(() => (useTool(clash), useSubagent("writer"), "x")),
+      () =>
+        selecting(() => {
+          useTool(clash);
+          useSubagent("writer");
+        }),
       RenderError,
       "tool_name_conflict",
     );
@@ -81,7 +91,7 @@ describe("connection(id) and useConnection", () => {
   it("refuses a bad id and values that are not connections", () => {
     expectFailure(() => connection("no spaces"), ConnectionDefinitionError, "connection_invalid");
     expectFailure(
-      () => render(() => (useConnection({ id: "github" } as never), "x")),
+      () => selecting(() => useConnection({ id: "github" } as never)),
       RenderError,
       "connection_invalid",
     );
@@ -111,7 +121,7 @@ describe("useSessionData", () => {
     });
     expect(seen).toEqual([undefined, undefined]);
     expectFailure(
-      () => render(() => (useSessionData(""), "x")),
+      () => selecting(() => useSessionData("")),
       RenderError,
       "session_data_key_invalid",
     );
