@@ -2,14 +2,16 @@
 // error writes nothing, so the deployments on disk always come from a project that passed.
 
 import { performance } from "node:perf_hooks";
+import type { ConnectionDeclaration } from "@opencomputer/agent/internal";
 import { type Alias, type AliasMove, recordDeployment } from "./aliases.ts";
 import { analyzeProject, type BuildTimings, type CheckOptions } from "./check.ts";
 import { loadProjectConnections } from "./connections.ts";
 import { type Deployment, deploymentContent, writeDeployment } from "./deployment.ts";
-import type { BuildError, BuildWarning } from "./errors.ts";
+import { type BuildError, type BuildWarning, sortErrors } from "./errors.ts";
 import { type BuildIsolation, buildIsolation } from "./isolation.ts";
 import { loadProjectMemory } from "./memory.ts";
 import { deploymentsDir } from "./project.ts";
+import { connectionErrors, type References } from "./references.ts";
 
 export interface BuildOptions extends CheckOptions {
   /** The clock for `createdAt` (tests). */
@@ -48,7 +50,12 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
   const { project, agents, warnings, bundles, timings } = analysis;
   const connections = await loadingConnections;
   const memory = await loadingMemory;
-  const errors = [...analysis.errors, ...connections.errors, ...memory.errors];
+  const errors = sortErrors([
+    ...analysis.errors,
+    ...connections.errors,
+    ...memory.errors,
+    ...unknownConnections(analysis.references, connections.byAgent),
+  ]);
   const confined = analysis.isolation;
   if (errors.length > 0) {
     return {
@@ -106,4 +113,17 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
     timings: { ...timings, writeMs, totalMs: timings.totalMs + writeMs },
     isolation: confined,
   };
+}
+
+/** `connection("id")` calls whose id no connection of that agent declares. */
+function unknownConnections(
+  references: Map<string, References>,
+  byAgent: Map<string, ConnectionDeclaration[]>,
+): BuildError[] {
+  const errors: BuildError[] = [];
+  for (const [agentId, refs] of references) {
+    const declared = (byAgent.get(agentId) ?? []).map((c) => c.id);
+    errors.push(...connectionErrors(agentId, refs.connections, declared));
+  }
+  return errors;
 }

@@ -18,6 +18,7 @@ import { loadProjectMemory } from "./memory.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
 import { openProject, type Project, relativePath } from "./project.ts";
 import type { ProjectDeclaration } from "./project-file.ts";
+import type { References } from "./references.ts";
 import { responseReturnWarnings } from "./response-returns.ts";
 import { readSchedules } from "./schedules.ts";
 import { type AgentState, readSources, type Sources } from "./sources.ts";
@@ -80,6 +81,8 @@ export interface Analysis extends CheckResult {
   /** What `opencomputer/project.ts` declares; absent when the project has none. */
   declaration?: ProjectDeclaration;
   bundles: Map<string, Uint8Array>;
+  /** What each agent's code names by id (checked against its connections by the build). */
+  references: Map<string, References>;
 }
 
 export async function checkProject(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
@@ -164,6 +167,7 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
       ...responseWarnings,
     ]),
     bundles,
+    references: new Map(states.map((s) => [s.entry.agentId, s.references])),
     timings: { parseMs: graph.parseMs, analyzeMs, loadMs, bundleMs, writeMs: 0, totalMs },
     isolation: { kind: isolation.kind, description: isolation.description },
   };
