@@ -2,7 +2,7 @@
 // and, for a subagent's session, the parent session and call that started it. Both are fixed at
 // creation and recorded in the session's first event (`session.created`).
 
-import { type Infer, json, named, object, record, string } from "../shape.ts";
+import { type Infer, integer, json, named, object, record, string } from "../shape.ts";
 
 /** `POST /sessions {data}`: at most this many bytes of JSON (UTF-8). */
 export const SESSION_DATA_LIMIT_BYTES = 64 * 1024;
@@ -20,6 +20,8 @@ export const sessionParentShape = named(
     callId: string(),
     /** The parent's agent. */
     agentId: string(),
+    /** 1 for a child of a session made through the API, 2 for its child, and so on. */
+    depth: integer(),
   }),
 );
 export type SessionParent = Infer<typeof sessionParentShape>;

@@ -17,6 +17,9 @@ import { commitFailure, commitSuccess } from "./tool-call.ts";
 import { guard, type TurnScope } from "./turn-scope.ts";
 import { checkSchema } from "./validators.ts";
 
+/** How deep delegations nest: agents that delegate to each other in a cycle stop here. */
+export const MAX_SUBAGENT_DEPTH = 4;
+
 export const SUBAGENT_INPUT_SCHEMA = {
   type: "object",
   properties: {
@@ -63,11 +66,17 @@ export async function delegate(scope: TurnScope, call: ToolCallRecord, agentId: 
   try {
     const parentSession = await scope.ctx.store.getSession(scope.sessionId);
     if (!parentSession) return;
+    const depth = (scope.creation.parent?.depth ?? 0) + 1;
+    if (depth > MAX_SUBAGENT_DEPTH) {
+      const message = `The ${agentId} agent was not started: delegations nest at most ${MAX_SUBAGENT_DEPTH} deep, and this session is a subagent ${depth - 1} levels down`;
+      return commitFailure(scope, call, message);
+    }
     const parent = {
       sessionId: scope.sessionId,
       turnId: call.turnId,
       callId: call.callId,
       agentId: scope.agentId,
+      depth,
     };
     await host.create(parentSession, agentId, sessionId, parent);
     const input: AgentInput = { source: "subagent", text: task };

@@ -61,7 +61,13 @@ describe.each(EXECUTIONS)("subagents (%s)", (execution) => {
     });
     const view = await h.runtime.sessions.get(child);
     expect(view.agentId).toBe("researcher");
-    expect(view.parent).toEqual({ sessionId, turnId, callId: call.callId, agentId: "planner" });
+    expect(view.parent).toEqual({
+      sessionId,
+      turnId,
+      callId: call.callId,
+      agentId: "planner",
+      depth: 1,
+    });
     expect(view.turns).toHaveLength(1);
     expect(view.turns[0]!.input).toEqual({ source: "subagent", text: "Who buys standing desks?" });
     const childEvents = await h.events(child);
@@ -197,5 +203,30 @@ describe.each(EXECUTIONS)("subagents (%s)", (execution) => {
     expect(childTurn.status).toBe("cancelled");
     await h.runtime.sessions.end(session.id);
     expect((await h.runtime.sessions.get(child)).status).toBe("ended");
+  });
+
+  it("agents that delegate to each other in a cycle stop at the depth limit", async () => {
+    h = await start();
+    h.script("ping", [
+      { toolCalls: [{ name: "subagent_pong", input: { task: "pong" } }] },
+      { text: "ping done" },
+    ]);
+    h.script("pong", [
+      { toolCalls: [{ name: "subagent_ping", input: { task: "ping" } }] },
+      { text: "pong done" },
+    ]);
+    const { sessionId, events } = await h.run("go", "ping");
+    expect(ofType(events, "turn.completed")).toHaveLength(1);
+    const { sessions } = await h.runtime.sessions.list();
+    // The root and four nested children; the fourth child's call is refused.
+    expect(sessions).toHaveLength(5);
+    const depths = await Promise.all(
+      sessions.map(async (s) => (await h.runtime.sessions.get(s.id)).parent?.depth ?? 0),
+    );
+    expect([...depths].sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(sessions[depths.indexOf(0)]!.id).toBe(sessionId);
+    const last = sessions[depths.indexOf(4)]!;
+    const failed = ofType(await h.events(last.id), "tool.failed")[0]!.data;
+    expect(failed.message).toMatch(/nest at most 4 deep/);
   });
 });
