@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { defineTool, useModel, useSubagent, useTool } from "@opencomputer/agent";
 import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import type { SessionEvent } from "@opencomputer/protocol";
-import { createRuntime, createStaticAgents, type Runtime } from "@opencomputer/runtime";
+import { createRuntime, createStaticAgents } from "@opencomputer/runtime";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
+import { runAttach } from "../src/one-shot/attach.ts";
 import { embeddedBackend } from "../src/one-shot/embedded-backend.ts";
 import type { Keyboard } from "../src/one-shot/keyboard.ts";
 import { runOneShot } from "../src/one-shot/run.ts";
@@ -38,9 +39,7 @@ const agents = {
 };
 
 let dir = "";
-let runtime: Runtime | undefined;
-afterEach(async () => {
-  await runtime?.close();
+afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -58,41 +57,44 @@ function typing(lines: string[]) {
   return { keyboard, prompts };
 }
 
+/** A runtime on a fresh project whose `lead` delegates to `helper` (asks, then proposes). */
+async function start() {
+  dir = mkdtempSync(join(tmpdir(), "oc-oneshot-sub-"));
+  mkdirSync(join(dir, "opencomputer", "scripts"), { recursive: true });
+  const script = (name: string, steps: unknown[]) =>
+    writeFileSync(join(dir, "opencomputer", "scripts", `${name}.json`), JSON.stringify({ steps }));
+  script("lead", [
+    { toolCalls: [{ name: "subagent_helper", input: { task: "Pick and publish a plan" } }] },
+    { text: "The helper published the plan." },
+  ]);
+  script("helper", [
+    {
+      toolCalls: [
+        {
+          name: "ask",
+          input: { text: "Which plan?", options: [{ label: "Pro", value: "pro" }] },
+        },
+      ],
+    },
+    { toolCalls: [{ name: "publish", input: {} }] },
+    { text: "Published once you approve." },
+  ]);
+  const store = createSqliteStore({ path: join(dir, "data.db") });
+  const runtime = createRuntime({
+    store,
+    agents: createStaticAgents({ projectDir: dir, agents }),
+    models: createModelResolver({
+      providers: { script: createScriptModel },
+      override: undefined,
+    }),
+  });
+  await runtime.start();
+  return { runtime, store };
+}
+
 describe("the one-shot and a delegating agent", () => {
   it("asks the child's question and card at the keyboard; the parent completes", async () => {
-    dir = mkdtempSync(join(tmpdir(), "oc-oneshot-sub-"));
-    mkdirSync(join(dir, "opencomputer", "scripts"), { recursive: true });
-    const script = (name: string, steps: unknown[]) =>
-      writeFileSync(
-        join(dir, "opencomputer", "scripts", `${name}.json`),
-        JSON.stringify({ steps }),
-      );
-    script("lead", [
-      { toolCalls: [{ name: "subagent_helper", input: { task: "Pick and publish a plan" } }] },
-      { text: "The helper published the plan." },
-    ]);
-    script("helper", [
-      {
-        toolCalls: [
-          {
-            name: "ask",
-            input: { text: "Which plan?", options: [{ label: "Pro", value: "pro" }] },
-          },
-        ],
-      },
-      { toolCalls: [{ name: "publish", input: {} }] },
-      { text: "Published once you approve." },
-    ]);
-    const store = createSqliteStore({ path: join(dir, "data.db") });
-    runtime = createRuntime({
-      store,
-      agents: createStaticAgents({ projectDir: dir, agents }),
-      models: createModelResolver({
-        providers: { script: createScriptModel },
-        override: undefined,
-      }),
-    });
-    await runtime.start();
+    const { runtime, store } = await start();
     const said: string[] = [];
     const printed: SessionEvent[] = [];
     const { keyboard, prompts } = typing(["1", "y"]);
@@ -123,7 +125,33 @@ describe("the one-shot and a delegating agent", () => {
     const waits = printed.filter((e) => e.type === "subagent.waiting").map((e) => e.data);
     expect(waits).toMatchObject([{ reason: "question" }, { reason: "approval" }]);
     await runtime.close();
-    runtime = undefined;
+    await store.close();
+  });
+
+  it("session attach asks them too, once each, and returns when the parent is at rest", async () => {
+    const { runtime, store } = await start();
+    const { session } = await runtime.sessions.create({ agentId: "lead" });
+    await runtime.sessions.sendTurn(session.id, { text: "plan it" });
+    const said: string[] = [];
+    const printed: SessionEvent[] = [];
+    const { keyboard, prompts } = typing(["1", "y"]);
+    const end = await runAttach(
+      embeddedBackend(runtime, async () => {}),
+      {
+        sessionId: session.id,
+        print: (e) => printed.push(e),
+        say: (line) => said.push(line),
+        keyboard,
+        untilIdle: true,
+      },
+    );
+    expect(end).toBe("idle");
+    expect(prompts).toHaveLength(2);
+    expect(printed.filter((e) => e.type === "turn.completed")).toHaveLength(1);
+    expect(printed.find((e) => e.type === "tool.completed")!.data).toMatchObject({
+      output: { text: "Published once you approve." },
+    });
+    await runtime.close();
     await store.close();
   });
 });
