@@ -5,8 +5,8 @@
 
 import type { SessionEvent } from "@opencomputer/protocol";
 import type { OneShotBackend } from "./backend.ts";
-import type { Keyboard } from "./keyboard.ts";
 import { answerChild } from "./child-waits.ts";
+import type { Keyboard } from "./keyboard.ts";
 import { askDecision, askQuestion } from "./prompts.ts";
 
 export interface AttachOptions {
