@@ -9,6 +9,7 @@ import type { Tracing } from "../ports/tracing.ts";
 import type { Deadlines } from "./deadlines.ts";
 import type { ProcessProbe } from "./incarnation.ts";
 import type { Notifier } from "./notifier.ts";
+import type { CreationMemo } from "./session-data.ts";
 import type { SubagentHost } from "./subagent-host.ts";
 import type { WorkerLosses } from "./worker-loss.ts";
 
@@ -73,6 +74,8 @@ export interface EngineContext {
    * to run; they do not keep the process alive.
    */
   timers: Deadlines<() => void>;
+  /** What each session was created with (its data, its parent), remembered. */
+  creations: CreationMemo;
   /** Child sessions for delegation calls; set once the sessions API exists (sessions-api.ts). */
   subagents?: SubagentHost;
 }

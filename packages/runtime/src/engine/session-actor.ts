@@ -10,7 +10,6 @@ import type { EngineContext } from "./context.ts";
 import { Conversation, inputToContent } from "./conversation.ts";
 import { expireIfDead } from "./dead-holders.ts";
 import { isFenceRefusal } from "./refusal.ts";
-import { readCreation, type SessionCreation } from "./session-data.ts";
 import { type Settlement, settleTurn } from "./settle.ts";
 import { runTurn } from "./turn-loop.ts";
 import { type TurnScope, traceOf } from "./turn-scope.ts";
@@ -50,8 +49,6 @@ export class SessionActor {
   private stopped = false;
   /** The session as the kick's caller read it, used once by the loop's next look. */
   private hint: SessionRecord | null = null;
-  /** What the session was created with: it never changes, so it is read once per actor. */
-  private creation: Promise<SessionCreation> | null = null;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -318,12 +315,8 @@ export class SessionActor {
       controller.abort(reason);
       aborted.resolve();
     };
-    this.creation ??= readCreation(this.ctx.store, this.sessionId);
-    this.creation.catch(() => {
-      this.creation = null;
-    });
     const scope: TurnScope = {
-      creation: await this.creation,
+      creation: await this.ctx.creations.of(this.ctx.store, this.sessionId),
       ctx: this.ctx,
       sessionId: this.sessionId,
       agentId: session.agentId,

@@ -56,9 +56,43 @@ export function validateSessionData(raw: unknown, path = "data"): SessionData {
   return JSON.parse(JSON.stringify(value)) as SessionData;
 }
 
-/** Reads what the session was created with from its first event. */
-export async function readCreation(store: Store, sessionId: string): Promise<SessionCreation> {
+/** Reads what the session was created with from its first event; null for no such session. */
+export async function readCreation(
+  store: Store,
+  sessionId: string,
+): Promise<SessionCreation | null> {
   const [first] = await store.readEvents(sessionId, 0, 1);
-  if (first?.type !== "session.created") return { data: {}, parent: null };
+  if (first?.type !== "session.created") return null;
   return { data: first.data.data ?? {}, parent: first.data.parent ?? null };
+}
+
+const NOTHING: SessionCreation = Object.freeze({ data: Object.freeze({}), parent: null });
+
+/**
+ * What sessions were created with, remembered: it never changes, so a session this process
+ * created (or already read) starts its turns without reading its first event again. Bounded:
+ * the oldest entries go first.
+ */
+export class CreationMemo {
+  private readonly known = new Map<string, SessionCreation>();
+
+  constructor(private readonly limit = 10_000) {}
+
+  remember(sessionId: string, creation: SessionCreation): void {
+    if (this.known.size >= this.limit) {
+      const oldest = this.known.keys().next().value;
+      if (oldest !== undefined) this.known.delete(oldest);
+    }
+    this.known.set(sessionId, creation);
+  }
+
+  async of(store: Store, sessionId: string): Promise<SessionCreation> {
+    const known = this.known.get(sessionId);
+    if (known) return known;
+    // A session not (yet) in the store is not remembered: it may be created later.
+    const creation = await readCreation(store, sessionId);
+    if (!creation) return NOTHING;
+    this.remember(sessionId, creation);
+    return creation;
+  }
 }

@@ -19,7 +19,6 @@ import type {
   SessionsApi,
 } from "./runtime-api.ts";
 import { sendTurnNow } from "./send-turn.ts";
-import { readCreation } from "./session-data.ts";
 import { listSessions } from "./session-list.ts";
 import {
   applyLabelChange,
@@ -59,7 +58,7 @@ export function createSessionsApi(ctx: EngineContext, deps: SessionsDeps): Sessi
       const [session, turns, creation] = await Promise.all([
         mustGetSession(sessionId),
         store.listTurns(sessionId),
-        readCreation(store, sessionId),
+        ctx.creations.of(store, sessionId),
       ]);
       const memory = await bindingViews(ctx.memory, session.id, session.status);
       return toSessionView(session, turns, memory, creation);
@@ -214,14 +213,15 @@ export async function createSession(
       : [];
   if (created) {
     const creation = { data: opts.data, parent: link?.parent ?? null };
+    ctx.creations.remember(session.id, creation);
     return { session: toSessionView(session, [], memory, creation), created };
   }
   // A replayed session may have turns, and keeps what it was first created with.
   const [turns, creation] = await Promise.all([
     ctx.store.listTurns(session.id),
-    readCreation(ctx.store, session.id),
+    ctx.creations.of(ctx.store, session.id),
   ]);
-  return { session: toSessionView(session, turns, memory, creation ?? undefined), created };
+  return { session: toSessionView(session, turns, memory, creation), created };
 }
 
 async function interruptSession(
