@@ -424,13 +424,9 @@ async function renderOrFail(
       input: scope.turn.input,
       builtInToolIds: scope.builtInToolIds,
       ...(recalled ? { memory: recalled.projections } : {}),
-    });
-    return withDefaultTools(render, scope.defaultTools ?? []);
-    return await agent.render({
-      input: scope.turn.input,
-      builtInToolIds: scope.builtInToolIds,
       sessionData: scope.creation.data,
     });
+    return withDefaultTools(render, scope.defaultTools ?? []);
   } catch (error) {
     if (error instanceof WorkerLostError) throw error;
     // The author's error may hold anything; it goes to the runtime's log, not to clients.
