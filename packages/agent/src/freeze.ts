@@ -11,8 +11,10 @@ export function frozenSchemaCopy(schema: JsonSchema): JsonSchema {
   return deepFreeze(JSON.parse(JSON.stringify(schema)) as JsonSchema);
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
+/** Freezes `value` and everything in it. A frozen object is taken as frozen all the way down
+ * (this function froze it), so freezing the same session data on every render costs nothing. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
     Object.freeze(value);
   }

@@ -2,6 +2,7 @@
 // connections with. The runtime's plumbing is in @opencomputer/agent/internal.
 
 export { EgressError } from "./connection-fetch.ts";
+export { type ConnectionRef, connection, useConnection } from "./connection-ref.ts";
 export {
   type Connection,
   type ConnectionDefinition,
@@ -54,5 +55,7 @@ export {
   secretHeader,
   useSecret,
 } from "./secrets.ts";
+export { useSessionData } from "./session-data.ts";
 export type * from "./types.ts";
 export { type MemoryProjection, type MemorySource, useMemory } from "./use-memory.ts";
+export { useSubagent } from "./use-subagent.ts";

@@ -6,6 +6,7 @@
 
 export { isTool } from "./brand.ts";
 export { fetchThroughGateway } from "./connection-fetch.ts";
+export { isConnectionRef } from "./connection-ref.ts";
 export {
   CONNECTION_ID_PATTERN,
   type ConnectionDeclaration,
@@ -51,3 +52,4 @@ export {
   SECRET_NAME_PATTERN,
   type SecretHeaderDeclaration,
 } from "./secrets.ts";
+export { SUBAGENT_ID_PATTERN, subagentToolName } from "./use-subagent.ts";

@@ -9,7 +9,7 @@
 // whether they understand each other.
 
 import { RenderError } from "./errors.ts";
-import type { AgentInput, McpServerSelection, Tool } from "./types.ts";
+import type { AgentInput, JsonObject, McpServerSelection, Tool } from "./types.ts";
 import type { MemoryProjection } from "./use-memory.ts";
 
 export const RENDER_CONTEXT_SLOT = Symbol.for("opencomputer.agent.renderContext");
@@ -20,6 +20,8 @@ export interface RenderState {
   readonly version: typeof RENDER_STATE_VERSION;
   readonly input: AgentInput;
   readonly builtInToolIds: readonly string[] | undefined;
+  /** The session's data, frozen (absent when a runtime gives none). */
+  readonly sessionData?: Readonly<JsonObject>;
   model: string | undefined;
   /** In order of first selection; the same tool object appears once. */
   readonly tools: Tool[];
@@ -33,6 +35,10 @@ export interface RenderState {
    * made by an older copy (without it) is told apart from an empty selection.
    */
   readonly mcpServers?: McpServerSelection[];
+  /** `useSubagent` ids in order of first selection (absent in a render of an older copy). */
+  subagents?: string[];
+  /** `useConnection` ids in order of first selection. */
+  connections?: string[];
 }
 
 type Slot = { [RENDER_CONTEXT_SLOT]?: RenderState | undefined };

@@ -3,6 +3,7 @@
 
 import { describeValue } from "./describe-value.ts";
 import { RenderError } from "./errors.ts";
+import { deepFreeze } from "./freeze.ts";
 import {
   enterRender,
   leaveRender,
@@ -10,6 +11,7 @@ import {
   type RenderState,
 } from "./render-context.ts";
 import type { RenderContext, RenderResult } from "./types.ts";
+import { subagentToolName } from "./use-subagent.ts";
 
 /**
  * Runs `agent` with hooks bound to `context` and returns its selections. The agent must
@@ -27,12 +29,15 @@ export function renderAgent(agent: () => unknown, context: RenderContext): Rende
     version: RENDER_STATE_VERSION,
     input: context.input,
     builtInToolIds: context.builtInToolIds,
+    sessionData: deepFreeze(context.sessionData ?? {}),
     model: undefined,
     tools: [],
     builtInTools: [],
     ...(context.memory ? { memory: context.memory } : {}),
     memoryUsed: [],
     mcpServers: [],
+    subagents: [],
+    connections: [],
   };
 
   const previous = enterRender(state);
@@ -60,14 +65,32 @@ export function renderAgent(agent: () => unknown, context: RenderContext): Rende
     );
   }
 
+  const subagents = [...(state.subagents ?? [])];
+  checkSubagentNames(state, subagents);
   return {
     model: state.model,
     tools: [...state.tools],
     builtInTools: [...state.builtInTools],
     memory: [...(state.memoryUsed ?? [])],
     mcpServers: (state.mcpServers ?? []).map((s) => ({ ...s })),
+    subagents,
+    connections: [...(state.connections ?? [])],
     instructions,
   };
+}
+
+/** A delegation tool must not share its name with a tool the agent selected. */
+function checkSubagentNames(state: RenderState, subagents: readonly string[]): void {
+  for (const id of subagents) {
+    const name = subagentToolName(id);
+    if (state.tools.some((t) => t.name === name) || state.builtInTools.includes(name)) {
+      throw new RenderError(
+        "tool_name_conflict",
+        `useSubagent(${JSON.stringify(id)}): its delegation tool is named ${JSON.stringify(name)}, like a tool selected with useTool(); rename that tool`,
+        { tool: name },
+      );
+    }
+  }
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

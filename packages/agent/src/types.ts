@@ -104,6 +104,8 @@ export interface RenderContext {
   builtInToolIds?: readonly string[];
   /** What the runtime recalled for each memory resource the session binds, by resource id. */
   memory?: Readonly<Record<string, MemoryProjection>>;
+  /** The session's data, which `useSessionData(key)` reads. */
+  sessionData?: JsonObject;
 }
 
 /** One render's outcome: what the next model step may use. */
@@ -116,6 +118,10 @@ export interface RenderResult {
   memory: string[];
   /** MCP servers attached with useMcpServer, in order of first selection. */
   mcpServers: McpServerSelection[];
+  /** Agent ids selected with `useSubagent`, each offered as the tool `subagent_<id>`. */
+  subagents: string[];
+  /** Connection ids selected with `useConnection`. */
+  connections: string[];
   instructions: string;
 }
 

@@ -38,6 +38,8 @@ describe("renderAgent", () => {
       builtInTools: ["ask"],
       memory: [],
       mcpServers: [],
+      subagents: [],
+      connections: [],
       instructions: "Help customers check orders.",
     });
   });

@@ -65,9 +65,11 @@ describe("two copies of the package", () => {
         copyA.useModel("anthropic/claude-sonnet-4.6");
         copyA.useTool(fromB);
         copyA.useTool("ask");
-        return `text: ${copyA.useInput().text}`;
+        copyA.useSubagent("researcher");
+        copyA.useConnection(copyB.connection("github"));
+        return `text: ${copyA.useInput().text} ${copyA.useSessionData<string>("locale")}`;
       },
-      { input: { source: "user", text: "hi" } },
+      { input: { source: "user", text: "hi" }, sessionData: { locale: "fr" } },
     );
     expect(result).toEqual({
       model: "anthropic/claude-sonnet-4.6",
@@ -75,7 +77,9 @@ describe("two copies of the package", () => {
       builtInTools: ["ask"],
       memory: [],
       mcpServers: [],
-      instructions: "text: hi",
+      subagents: ["researcher"],
+      connections: ["github"],
+      instructions: "text: hi fr",
     });
   });
 

@@ -7,11 +7,12 @@ import { type Alias, type AliasMove, recordDeployment } from "./aliases.ts";
 import { analyzeProject, type BuildTimings, type CheckOptions } from "./check.ts";
 import { loadProjectConnections } from "./connections.ts";
 import { type Deployment, deploymentContent, SKILLS_DIR, writeDeployment } from "./deployment.ts";
-import type { BuildError, BuildWarning } from "./errors.ts";
+import { type BuildError, type BuildWarning, sortErrors } from "./errors.ts";
 import { type BuildIsolation, buildIsolation } from "./isolation.ts";
 import { checkMcpConnections } from "./mcp-servers.ts";
 import { loadProjectMemory } from "./memory.ts";
 import { deploymentsDir } from "./project.ts";
+import { connectionErrors, type References } from "./references.ts";
 
 export interface BuildOptions extends CheckOptions {
   /** The clock for `createdAt` (tests). */
@@ -50,7 +51,12 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
   const { project, agents, warnings, bundles, timings } = analysis;
   const connections = await loadingConnections;
   const memory = await loadingMemory;
-  const errors = [...analysis.errors, ...connections.errors, ...memory.errors];
+  const errors = [
+    ...analysis.errors,
+    ...connections.errors,
+    ...memory.errors,
+    ...unknownConnections(analysis.references, connections.byAgent),
+  ];
   // MCP servers name connections; the agent's connections now include the inline ones.
   const agentConnections = new Map<string, ConnectionDeclaration[]>();
   for (const agent of agents) {
@@ -65,7 +71,7 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
   if (errors.length > 0) {
     return {
       deployments: [],
-      errors,
+      errors: sortErrors(errors),
       warnings,
       created: [],
       moved: [],
@@ -126,4 +132,17 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
     timings: { ...timings, writeMs, totalMs: timings.totalMs + writeMs },
     isolation: confined,
   };
+}
+
+/** `connection("id")` calls whose id no connection of that agent declares. */
+function unknownConnections(
+  references: Map<string, References>,
+  byAgent: Map<string, ConnectionDeclaration[]>,
+): BuildError[] {
+  const errors: BuildError[] = [];
+  for (const [agentId, refs] of references) {
+    const declared = (byAgent.get(agentId) ?? []).map((c) => c.id);
+    errors.push(...connectionErrors(agentId, refs.connections, declared));
+  }
+  return errors;
 }

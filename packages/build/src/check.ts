@@ -19,6 +19,7 @@ import { loadProjectMemory } from "./memory.ts";
 import { errorAt, type ParsedModule, positionOf } from "./parse.ts";
 import { openProject, type Project, relativePath } from "./project.ts";
 import type { ProjectDeclaration } from "./project-file.ts";
+import type { References } from "./references.ts";
 import { responseReturnWarnings } from "./response-returns.ts";
 import { readSchedules } from "./schedules.ts";
 import { type PackagedSkill, readSkills, type SkillRecord } from "./skills.ts";
@@ -88,6 +89,8 @@ export interface Analysis extends CheckResult {
   bundles: Map<string, Uint8Array>;
   mcp: Map<string, AgentMcp>;
   skills: Map<string, PackagedSkill[]>;
+  /** What each agent's code names by id (checked against its connections by the build). */
+  references: Map<string, References>;
 }
 
 export async function checkProject(dir: string, options: CheckOptions = {}): Promise<CheckResult> {
@@ -189,6 +192,7 @@ export async function analyzeProject(dir: string, options: CheckOptions = {}): P
     bundles,
     mcp,
     skills,
+    references: new Map(states.map((s) => [s.entry.agentId, s.references])),
     timings: { parseMs: graph.parseMs, analyzeMs, loadMs, bundleMs, writeMs: 0, totalMs },
     isolation: { kind: isolation.kind, description: isolation.description },
   };

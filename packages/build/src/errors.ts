@@ -56,6 +56,10 @@ export const BUILD_ERROR_CODES = {
   schedule_not_literal: "a schedule field is not written out as a literal",
   schedule_id_mismatch: "a schedule's id is not its file name",
   schedule_cron_invalid: "the cron expression is not five valid fields, or never occurs",
+  // What agent code names by id
+  subagent_unknown: 'useSubagent("id") names no agent of the project',
+  subagent_self: "an agent's useSubagent names the agent itself",
+  connection_unknown: 'connection("id") names no connection the agent may use',
   // Bundling
   bundle_failed: "esbuild could not bundle the agent",
   // MCP servers (defineMcpServer / useMcpServer)

@@ -14,6 +14,7 @@ import {
   projectAgentErrors,
   readProjectDeclaration,
 } from "./project-file.ts";
+import { findReferences, type References, subagentErrors } from "./references.ts";
 import { findTools, type StaticTool } from "./tools.ts";
 
 export interface AgentState {
@@ -26,6 +27,8 @@ export interface AgentState {
   outputs: Map<StaticTool, JsonValue>;
   /** How many errors the static phase found for this agent (its bundle waits for none). */
   staticErrors: number;
+  /** The agents and connections its code names by id. */
+  references: References;
 }
 
 export interface Sources {
@@ -59,14 +62,26 @@ export function readSources(project: Project): Sources {
     }
     return tools;
   };
+  // What useSubagent may name: the agents project.ts lists, or, without one, the agent directories.
+  const agentIds =
+    declared.declaration?.agents.map((a) => a.id) ?? found.agents.map((a) => a.agentId);
   const states: AgentState[] = found.agents.map((entry) => {
     const before = errors.length;
     const reachable = graph.reachable(entry.file);
     errors.push(...reachable.errors);
     const modules = reachable.modules.map((file) => graph.module(file));
     const tools = modules.flatMap(moduleTools);
-    const state: AgentState = { entry, modules, tools, outputs: new Map(), staticErrors: 0 };
+    const references = referencesOf(modules);
+    const state: AgentState = {
+      entry,
+      modules,
+      tools,
+      outputs: new Map(),
+      staticErrors: 0,
+      references,
+    };
     errors.push(...agentRules(graph, state));
+    errors.push(...subagentErrors(entry.agentId, references.subagents, agentIds));
     state.staticErrors = errors.length - before;
     return state;
   });
@@ -78,6 +93,16 @@ export function readSources(project: Project): Sources {
     errors,
     ...(declared.declaration ? { declaration: declared.declaration } : {}),
   };
+}
+
+function referencesOf(modules: readonly ParsedModule[]): References {
+  const all: References = { subagents: [], connections: [] };
+  for (const mod of modules) {
+    const found = findReferences(mod);
+    all.subagents.push(...found.subagents);
+    all.connections.push(...found.connections);
+  }
+  return all;
 }
 
 /** The rules that concern an agent's tools together, and its result tool's schema. */

@@ -116,6 +116,15 @@ export function SessionPage({ id }: { id: string }) {
               <dd>
                 <code>{session?.deploymentId ?? "—"}</code>
               </dd>
+              {session?.parent && (
+                <>
+                  <dt>Delegated by</dt>
+                  <dd data-testid="parent-link">
+                    <a href={`#/sessions/${session.parent.sessionId}`}>{session.parent.agentId}</a>{" "}
+                    <span className="muted small">(call {session.parent.callId})</span>
+                  </dd>
+                </>
+              )}
               <dt>Created</dt>
               <dd>{clock(session?.createdAt)}</dd>
               <dt>Last activity</dt>

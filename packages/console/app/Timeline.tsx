@@ -90,6 +90,7 @@ function ToolCall({ item }: { item: Extract<TimelineItem, { kind: "tool" }> }) {
         )}
       </summary>
       <div className="tool-body">
+        {item.subagent && <SubagentLink link={item.subagent} />}
         <h3>Input</h3>
         <pre className="json">{pretty(item.input)}</pre>
         {item.progress.length > 0 && (
@@ -119,5 +120,30 @@ function ToolCall({ item }: { item: Extract<TimelineItem, { kind: "tool" }> }) {
         )}
       </div>
     </details>
+  );
+}
+
+/** A delegation call's child session, linked, and the person it waits for. */
+function SubagentLink({
+  link,
+}: {
+  link: NonNullable<Extract<TimelineItem, { kind: "tool" }>["subagent"]>;
+}) {
+  const { waiting } = link;
+  return (
+    <p className="subagent" data-testid="subagent-link">
+      Delegated to <strong>{link.agentId}</strong>
+      <a href={`#/sessions/${link.sessionId}`}>
+        <code>{link.sessionId}</code>
+      </a>
+      {waiting && (
+        <span className="chip chip-running" data-testid="subagent-waiting">
+          {waiting.reason === "question"
+            ? `waiting for an answer${waiting.text ? `: “${waiting.text}”` : ""}`
+            : "waiting for an approval"}
+          {" — open the child session to decide"}
+        </span>
+      )}
+    </p>
   );
 }

@@ -118,6 +118,33 @@ describe("console in headless Chromium", () => {
     await shot("05-turn-failed");
   });
 
+  it("links a delegation to its child session, where its question is answered", async () => {
+    const parent = await startSession("delegator", "Which plan?");
+    const link = page.getByTestId("subagent-link");
+    await link.waitFor();
+    await page.getByTestId("subagent-waiting").waitFor();
+    expect(await link.textContent()).toContain("Delegated to asker");
+    expect(await page.getByTestId("subagent-waiting").textContent()).toContain(
+      "Which plan should I use?",
+    );
+    await shot("04b-delegation-waiting");
+    await link.getByRole("link").click();
+    await page.waitForURL(/#\/sessions\/ses_sub_/);
+    expect(await page.getByTestId("parent-link").textContent()).toContain("delegator");
+    const question = page.getByTestId("question");
+    await question.waitFor();
+    await question.getByRole("button", { name: "Pro" }).click();
+    await page.getByText("Going with your choice.").waitFor();
+    await page.getByTestId("parent-link").getByRole("link").click();
+    await page.waitForURL(new RegExp(`#/sessions/${parent}$`));
+    await page.getByText("The asker settled the plan.").waitFor();
+    await expect.poll(() => page.getByTestId("subagent-waiting").count()).toBe(0);
+    expect(await page.getByTestId("tool-output").first().textContent()).toContain(
+      "Going with your choice.",
+    );
+    await shot("04c-delegation-answered");
+  });
+
   it("approves one card and sees it applied, denies another", async () => {
     await startSession("approver", "Move c1 to pro and c2 to basic");
     const first = page.locator("article.approval", { hasText: "Move c1 to pro" });

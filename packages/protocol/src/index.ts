@@ -11,6 +11,7 @@ export * from "./records/input.ts";
 export * from "./records/memory.ts";
 export * from "./records/result.ts";
 export * from "./records/session.ts";
+export * from "./records/session-link.ts";
 export * from "./records/triggers.ts";
 export { check, type Infer, type Issue, type Shape } from "./shape.ts";
 export * from "./validate.ts";

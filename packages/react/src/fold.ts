@@ -62,6 +62,8 @@ export type TimelineItem =
       result?: boolean;
       message?: string;
       settledBy?: string;
+      /** For a delegation call (`subagent_<id>`): the child session and what it waits for. */
+      subagent?: SubagentLink;
     })
   | (ItemBase & { kind: "question"; questionId: string; text: string; answered?: string })
   | (ItemBase & { kind: "approval"; approvalId: string })
@@ -72,6 +74,18 @@ export type TimelineItem =
       message?: string;
     })
   | (ItemBase & { kind: "notice"; text: string });
+
+/** The child session a delegation call runs, and the person it waits for, if any. */
+export interface SubagentLink {
+  agentId: string;
+  sessionId: string;
+  waiting?: {
+    reason: "question" | "approval";
+    questionId?: string;
+    approvalId?: string;
+    text?: string;
+  };
+}
 
 export interface AgentState {
   /** The seq of the last event folded in; the next poll asks for `after=cursor`. */
@@ -306,6 +320,12 @@ class Builder {
       case "question.closed":
         this.applyQuestion(e, base);
         return;
+      case "subagent.started":
+      case "subagent.waiting":
+      case "subagent.completed":
+      case "subagent.failed":
+        this.linkSubagent(e);
+        return;
       default:
         if (e.type.startsWith("approval.")) this.applyApproval(e, base);
         // Renders and requests through connections go to the inspector; other types (usage,
@@ -356,6 +376,28 @@ class Builder {
         ...(e.data.settledBy ? { settledBy: e.data.settledBy } : {}),
       });
     }
+  }
+
+  private linkSubagent(
+    e:
+      | EventOf<"subagent.started">
+      | EventOf<"subagent.waiting">
+      | EventOf<"subagent.completed">
+      | EventOf<"subagent.failed">,
+  ): void {
+    const current = this.get(`call:${e.data.callId}`);
+    if (current?.kind !== "tool") return;
+    const subagent: SubagentLink = { agentId: e.data.agentId, sessionId: e.data.sessionId };
+    if (e.type === "subagent.waiting") {
+      const { reason, questionId, approvalId, text } = e.data;
+      subagent.waiting = {
+        reason,
+        ...(questionId ? { questionId } : {}),
+        ...(approvalId ? { approvalId } : {}),
+        ...(text ? { text } : {}),
+      };
+    }
+    this.put({ ...current, subagent });
   }
 
   private applyQuestion(

@@ -19,6 +19,7 @@ export {
   type MemorySave,
   type Message,
   type Question,
+  type SubagentLink,
   type TimelineItem,
   waitingFor,
 } from "./fold.ts";

@@ -208,4 +208,43 @@ describe("foldEvents", () => {
     });
     expect(isBusy(s)).toBe(false);
   });
+
+  it("links a delegation call to its child session and what the child waits for", () => {
+    seq = 0;
+    const delegate = call("subagent_researcher", "call_9");
+    const link = { callId: "call_9", agentId: "researcher", sessionId: "ses_sub_1" };
+    const events = [
+      ev("tool.started", { ...delegate, input: { task: "Find the audience" } }),
+      ev("subagent.started", { ...link, turnId: "turn_c" }),
+      ev("subagent.waiting", {
+        ...link,
+        reason: "question",
+        questionId: "q_1",
+        text: "Which region?",
+        options: [],
+      }),
+    ];
+    const waiting = foldEvents(emptyState, events);
+    expect(waiting.items[0]).toMatchObject({
+      kind: "tool",
+      status: "running",
+      subagent: {
+        agentId: "researcher",
+        sessionId: "ses_sub_1",
+        waiting: { reason: "question", questionId: "q_1", text: "Which region?" },
+      },
+    });
+    const done = foldEvents(waiting, [
+      ev("tool.completed", { ...delegate, output: { text: "EU developers" } }),
+      ev("subagent.completed", link),
+    ]);
+    const item = done.items[0] as Extract<(typeof done.items)[number], { kind: "tool" }>;
+    expect(item.status).toBe("completed");
+    expect(item.subagent).toEqual({ agentId: "researcher", sessionId: "ses_sub_1" });
+    // A waiting that names no call of this log changes nothing.
+    const stray = foldEvents(done, [
+      ev("subagent.waiting", { ...link, callId: "call_x", reason: "approval" }),
+    ]);
+    expect(stray.items).toEqual(done.items);
+  });
 });

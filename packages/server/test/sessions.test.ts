@@ -103,6 +103,31 @@ describe("POST /sessions", () => {
   });
 });
 
+describe("POST /sessions {data}", () => {
+  it("keeps the data, shows it on GET, and a replay must repeat it", async () => {
+    const data = { campaign_name: "Spring", tags: ["b2b"], approved: false };
+    const first = await create({ agentId: "checker", data }, "key-data");
+    expect(first.status).toBe(201);
+    const id = first.body.session.id as string;
+    const view = (await (await s.call("GET", `/sessions/${id}`)).json()) as Record<string, Loose>;
+    expect(view.data).toEqual(data);
+    expect(view.parent).toBeNull();
+    expect((await create({ agentId: "checker", data }, "key-data")).status).toBe(200);
+    const other = await create({ agentId: "checker", data: { tags: [] } }, "key-data");
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe("idempotency_conflict");
+  });
+
+  it("refuses data that is not a JSON object or is too large, naming the field", async () => {
+    const list = await create({ agentId: "checker", data: [1] });
+    expect(list.status).toBe(400);
+    expect(list.body.error).toMatchObject({ code: "invalid_input", path: "data" });
+    const big = await create({ agentId: "checker", data: { x: "y".repeat(70_000) } });
+    expect(big.status).toBe(400);
+    expect(big.body.error).toMatchObject({ code: "invalid_input", path: "data" });
+  });
+});
+
 describe("sessions", () => {
   it("GET /sessions/<id> shows turns and the result; 404 for an unknown id", async () => {
     const { body } = await create({ agentId: "checker" });

@@ -7,7 +7,7 @@
 // can get at the channel, so the control plane treats these as claims to check, not as facts
 // (docs/workers.md, "Threat model").
 
-import type { AgentInput, Decision, JsonValue } from "@opencomputer/agent";
+import type { AgentInput, Decision, JsonObject, JsonValue } from "@opencomputer/agent";
 import type { CodeOutcome, Egress, RenderedAgent } from "@opencomputer/runtime";
 
 /** Bumped on any incompatible change; a worker of another version is refused at the handshake. */
@@ -20,6 +20,8 @@ export interface RenderRef {
     builtInToolIds: string[];
     /** The memory recalled for the render (absent when the session binds none). */
     memory?: RenderedAgent["request"]["memory"];
+    /** The session's data (`useSessionData`). */
+    sessionData?: JsonObject;
   };
 }
 

@@ -390,6 +390,7 @@ export function wireRequest(request: RenderedAgent["request"]) {
     input: request.input,
     builtInToolIds: [...request.builtInToolIds],
     ...(request.memory ? { memory: request.memory } : {}),
+    ...(request.sessionData ? { sessionData: request.sessionData } : {}),
   };
 }
 

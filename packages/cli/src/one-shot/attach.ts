@@ -5,6 +5,7 @@
 
 import type { SessionEvent } from "@opencomputer/protocol";
 import type { OneShotBackend } from "./backend.ts";
+import { answerChild } from "./child-waits.ts";
 import type { Keyboard } from "./keyboard.ts";
 import { askDecision, askQuestion } from "./prompts.ts";
 
@@ -52,6 +53,8 @@ export async function runAttach(
       cursor = e.seq;
       options.print(e);
       if (e.type === "session.ended") return "ended";
+      // A subagent of this session waits for a person: asked here, answered on the child.
+      if (e.type === "subagent.waiting") await answerChild(backend, options, e, asked);
     }
     if (events.length > 0) continue;
     // Quiet: see what waits for a person, and whether anything is still happening.

@@ -1,5 +1,6 @@
 import type { SessionEvent } from "@opencomputer/protocol";
 import type { OneShotBackend, OpenQuestion } from "./backend.ts";
+import { answerChild } from "./child-waits.ts";
 import type { Keyboard } from "./keyboard.ts";
 import { askDecision, askQuestion } from "./prompts.ts";
 
@@ -49,12 +50,15 @@ export async function runOneShot(
 ): Promise<OneShotOutcome> {
   const sessionId = await backend.createSession(options.agentRef);
   let cursor = 0;
+  // A parent's runtime that restarts may tell of the same wait again.
+  const answered = new Set<string>();
   const follow = async (until: (e: SessionEvent) => boolean): Promise<SessionEvent> => {
     for (;;) {
       for (const e of await backend.nextEvents(sessionId, cursor)) {
         if (e.seq <= cursor) continue;
         cursor = e.seq;
         options.print(e);
+        if (e.type === "subagent.waiting") await answerChild(backend, options, e, answered);
         if (until(e)) return e;
       }
     }

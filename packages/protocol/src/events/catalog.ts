@@ -10,6 +10,7 @@ import { messageEvents } from "./message-events.ts";
 import { questionEvents } from "./question-events.ts";
 import { runtimeEvents } from "./runtime-events.ts";
 import { sessionEvents } from "./session-events.ts";
+import { subagentEvents } from "./subagent-events.ts";
 import { toolEvents } from "./tool-events.ts";
 import { turnEvents } from "./turn-events.ts";
 
@@ -25,6 +26,7 @@ export const EVENT_FAMILIES = {
   egress: egressEvents,
   memory: memoryEvents,
   capability: capabilityEvents,
+  subagent: subagentEvents,
 } as const;
 
 export const EVENT_DATA = {
@@ -38,6 +40,7 @@ export const EVENT_DATA = {
   ...egressEvents,
   ...memoryEvents,
   ...capabilityEvents,
+  ...subagentEvents,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;

@@ -24,6 +24,10 @@ export const messageEvents = {
     enabledMcpServers: optional(array(string())),
     /** Names of the skills the model was offered with `load_skill`. */
     skills: optional(array(string())),
+    /** Agents offered for delegation (`useSubagent`), each as the tool `subagent_<id>`. */
+    enabledSubagents: optional(array(string())),
+    /** Connections the render asked for (`useConnection`). */
+    requiredConnections: optional(array(string())),
     input: agentInputShape,
     renderedAt: string(),
   }),

@@ -15,6 +15,7 @@ import {
 } from "../shape.ts";
 import { agentInputShape } from "./input.ts";
 import { memoryBindingViewShape } from "./memory.ts";
+import { sessionDataShape, sessionParentShape } from "./session-link.ts";
 
 export const SESSION_STATUSES = [
   "new",
@@ -142,6 +143,10 @@ export const sessionViewShape = object({
   turns: array(turnViewShape),
   /** The memory the session was bound to at creation (docs/memory.md). */
   memory: array(memoryBindingViewShape),
+  /** Set at creation (`POST /sessions {data}`); `{}` when none was given. */
+  data: sessionDataShape,
+  /** The session and call that delegated to this one; null for a session made through the API. */
+  parent: nullable(sessionParentShape),
 });
 export type SessionView = Infer<typeof sessionViewShape>;
 

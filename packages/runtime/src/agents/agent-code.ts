@@ -40,6 +40,7 @@ export class AgentCode {
       input: request.input,
       builtInToolIds: request.builtInToolIds,
       ...(request.memory ? { memory: request.memory } : {}),
+      ...(request.sessionData ? { sessionData: request.sessionData } : {}),
     });
     const tools = new Map(result.tools.map((t) => [t.name, t]));
     if (this.keptRenders > 0) this.keep(renderId, tools);
@@ -52,6 +53,8 @@ export class AgentCode {
       builtInTools: result.builtInTools,
       memory: result.memory,
       mcpServers: result.mcpServers,
+      subagents: result.subagents,
+      connections: result.connections,
     };
     this.byObject.set(rendered, tools);
     return rendered;

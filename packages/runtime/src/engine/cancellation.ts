@@ -6,6 +6,7 @@ import { type EngineContext, write } from "./context.ts";
 import { closeQuestion } from "./question-input.ts";
 import type { SessionActor } from "./session-actor.ts";
 import { settleTurn } from "./settle.ts";
+import { cancelChildren } from "./subagent-cancel.ts";
 
 type Actors = Map<string, SessionActor>;
 
@@ -38,6 +39,8 @@ export async function interruptTurns(
     else settled = await settleTurn(ctx, turn, settlement, { sessionStatus });
     if (settled) done.push(turn.id);
   }
+  // Ending the session ends its children (endSession); an interrupt interrupts theirs.
+  if (reason === "interrupted") await cancelChildren(ctx, sessionId, done);
   return done;
 }
 
@@ -76,6 +79,7 @@ export async function endSession(
   await interruptTurns(ctx, actors, sessionId, running, undefined, "session_ended");
   const stragglers = cancelQueued(await ctx.store.listActiveTurns(sessionId));
   if (stragglers.ops.length > 0) await write(ctx, sessionId, stragglers);
+  await cancelChildren(ctx, sessionId, "ended");
   await actors.get(sessionId)?.release();
   for (const tool of ctx.builtInTools.values()) {
     await tool.onSessionEnd?.(sessionId).catch((error: unknown) =>

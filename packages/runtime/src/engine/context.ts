@@ -10,6 +10,8 @@ import type { Deadlines } from "./deadlines.ts";
 import type { ProcessProbe } from "./incarnation.ts";
 import type { McpSettings } from "./mcp-turn.ts";
 import type { Notifier } from "./notifier.ts";
+import type { CreationMemo } from "./session-data.ts";
+import type { SubagentHost } from "./subagent-host.ts";
 import type { WorkerLosses } from "./worker-loss.ts";
 
 /** Who is calling out: the egress token names the session (and the turn, for its events). */
@@ -75,6 +77,10 @@ export interface EngineContext {
    * to run; they do not keep the process alive.
    */
   timers: Deadlines<() => void>;
+  /** What each session was created with (its data, its parent), remembered. */
+  creations: CreationMemo;
+  /** Child sessions for delegation calls; set once the sessions API exists (sessions-api.ts). */
+  subagents?: SubagentHost;
 }
 
 /** Applies a batch and tells local waiters about the events it appended. */

@@ -17,6 +17,7 @@ import { Deadlines } from "./deadlines.ts";
 import { runtimeDefaultTools } from "./default-tools.ts";
 import { type ProcessProbe, procProbe, withIncarnation } from "./incarnation.ts";
 import { Notifier } from "./notifier.ts";
+import { CreationMemo } from "./session-data.ts";
 import { DEFAULT_MODEL } from "./step-model.ts";
 import { WorkerLosses } from "./worker-loss.ts";
 
@@ -165,6 +166,7 @@ export function createEngineContext(
     defaultTools: runtimeDefaultTools(options.defaultTools, options.builtInTools ?? []),
     builtInTools: new Map((options.builtInTools ?? []).map((t) => [t.id, t])),
     workerLosses: new WorkerLosses(),
+    creations: new CreationMemo(),
     timers: new Deadlines<() => void>((run) => run(), { keepAlive: false }),
   };
 }

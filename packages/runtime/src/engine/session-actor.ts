@@ -316,6 +316,7 @@ export class SessionActor {
       aborted.resolve();
     };
     const scope: TurnScope = {
+      creation: await this.ctx.creations.of(this.ctx.store, this.sessionId),
       ctx: this.ctx,
       sessionId: this.sessionId,
       agentId: session.agentId,

@@ -63,7 +63,13 @@ export async function listSessions(store: Store, options: ListSessionsOptions = 
   const last = page[page.length - 1];
   const sessions: SessionListRow[] = await Promise.all(
     page.map(async (s) => {
-      const { turns: _turns, memory: _memory, ...view } = toSessionView(s, []);
+      const {
+        turns: _turns,
+        memory: _memory,
+        data: _data,
+        parent: _parent,
+        ...view
+      } = toSessionView(s, []);
       // The active turns and the last settled one, not every turn: a page of long sessions
       // would otherwise read all their turns.
       const [active, last, first, waitingFor] = await Promise.all([

@@ -1,5 +1,7 @@
+import type { JsonValue } from "@opencomputer/agent";
 import type { ExecutionMode, SessionSource } from "../ports/records.ts";
 import { InputError } from "./input.ts";
+import { validateSessionData } from "./session-data.ts";
 
 export interface CreateSessionOptions {
   /** `<agentId>@<alias>`; a bare id means production. */
@@ -13,6 +15,8 @@ export interface CreateSessionOptions {
   projectId?: string;
   /** Memory bindings, `{ <resource>: { scope, id?, access? } }` (docs/memory.md). */
   memory?: unknown;
+  /** Session data the agent reads with `useSessionData(key)`: a JSON object, at most 64 KiB. */
+  data?: Record<string, JsonValue>;
 }
 
 /** Project ids: what `opencomputer keys create --project` accepts. */
@@ -78,6 +82,7 @@ export function validateCreateOptions(raw: CreateSessionOptions): Required<
     source,
     labels: validateLabels(raw.labels ?? {}),
     executionMode,
+    data: validateSessionData(raw.data ?? {}),
     ...(raw.idempotencyKey ? { idempotencyKey: raw.idempotencyKey } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { SessionParent } from "@opencomputer/protocol";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import type { SessionRecord } from "../ports/records.ts";
@@ -25,6 +26,7 @@ import {
   validateCreateOptions,
 } from "./session-options.ts";
 import type { SessionWatchers } from "./session-watch.ts";
+import { subagentKey } from "./subagent-host.ts";
 import { toSessionView } from "./view.ts";
 import { type WaitOptions, waitForTurn } from "./wait.ts";
 
@@ -53,15 +55,13 @@ export function createSessionsApi(ctx: EngineContext, deps: SessionsDeps): Sessi
     list: (opts = {}) => listSessions(store, opts),
     projectOf: (sessionId) => projects.of(sessionId),
     async get(sessionId) {
-      const [session, turns] = await Promise.all([
+      const [session, turns, creation] = await Promise.all([
         mustGetSession(sessionId),
         store.listTurns(sessionId),
+        ctx.creations.of(store, sessionId),
       ]);
-      return toSessionView(
-        session,
-        turns,
-        await bindingViews(ctx.memory, session.id, session.status),
-      );
+      const memory = await bindingViews(ctx.memory, session.id, session.status);
+      return toSessionView(session, turns, memory, creation);
     },
     sendTurn: (sessionId, rawInput, opts = {}) =>
       serial(sessionId, () => sendTurnNow(sendDeps, sessionId, rawInput, opts)),
@@ -101,6 +101,24 @@ export function createSessionsApi(ctx: EngineContext, deps: SessionsDeps): Sessi
     watch: (sessionId, listener) => watchers.watch(sessionId, listener),
     watchesAllProcesses: deps.watchesAllProcesses,
   };
+  ctx.subagents = {
+    async create(parentSession, agentId, id, parent) {
+      const options = {
+        agentId,
+        projectId: parentSession.projectId,
+        environment: parentSession.environment,
+        source: parentSession.source,
+        executionMode: parentSession.executionMode,
+        idempotencyKey: subagentKey(parent.sessionId, parent.callId),
+      };
+      await createSession(ctx, projects, options, { id, parent });
+    },
+    send: (id, input, key) => sessions.sendTurn(id, input, { idempotencyKey: key }),
+    cancel: (id, ended) => (ended ? sessions.end(id) : sessions.interrupt(id).then(() => {})),
+    watch: (id, listener) => watchers.watch(id, () => listener()),
+    pollMs: waitOptions.pollMs,
+    deadlines: waitOptions.deadlines,
+  };
   return sessions;
 }
 
@@ -130,16 +148,21 @@ function serialPerSession(): <T>(sessionId: string, fn: () => Promise<T>) => Pro
   };
 }
 
-async function createSession(
+/**
+ * Creates a session (or finds the one its idempotency key made). `link` is the engine's own:
+ * a subagent's session, its id derived from the delegating call, and the parent it records.
+ */
+export async function createSession(
   ctx: EngineContext,
   projects: ProjectMemo,
   raw: CreateSessionOptions,
+  link?: { id: string; parent: SessionParent },
 ): Promise<CreateSessionResult> {
   const opts = validateCreateOptions(raw);
   const requested = parseMemoryOption(raw.memory);
   const { agentId, deploymentId } = await ctx.agents.describe(opts.agentId);
   const now = isoNow();
-  const id = newId("ses");
+  const id = link?.id ?? newId("ses");
   // Bound before the session exists, so no session is ever seen without its bindings.
   if (requested.length > 0) {
     await admitBindings(
@@ -149,6 +172,7 @@ async function createSession(
       requested,
     );
   }
+  const hasData = Object.keys(opts.data).length > 0;
   const { session, created } = await ctx.store.createSession(
     {
       id,
@@ -170,16 +194,34 @@ async function createSession(
       createdAt: now,
       updatedAt: now,
     },
-    [{ type: "session.created", data: { agentId, deploymentId } }],
+    [
+      {
+        type: "session.created",
+        data: {
+          agentId,
+          deploymentId,
+          ...(hasData ? { data: opts.data } : {}),
+          ...(link ? { parent: link.parent } : {}),
+        },
+      },
+    ],
   );
   projects.remember(session.id, session.projectId);
-  // A session just created has no turns; a replayed one may.
-  const turns = created ? [] : await ctx.store.listTurns(session.id);
   const memory =
     requested.length > 0 || !created
       ? await bindingViews(ctx.memory, session.id, session.status)
       : [];
-  return { session: toSessionView(session, turns, memory), created };
+  if (created) {
+    const creation = { data: opts.data, parent: link?.parent ?? null };
+    ctx.creations.remember(session.id, creation);
+    return { session: toSessionView(session, [], memory, creation), created };
+  }
+  // A replayed session may have turns, and keeps what it was first created with.
+  const [turns, creation] = await Promise.all([
+    ctx.store.listTurns(session.id),
+    ctx.creations.of(ctx.store, session.id),
+  ]);
+  return { session: toSessionView(session, turns, memory, creation), created };
 }
 
 async function interruptSession(

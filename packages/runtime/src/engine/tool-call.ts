@@ -97,11 +97,13 @@ export async function reportProgress(scope: TurnScope, call: ToolCallRecord, met
 }
 
 /** Commits a call's success; `events` (e.g. `memory.saved`) are written after tool.completed. */
+/** Completes a call with its output; `also` are events written with it (e.g. a delegation's). */
 export async function commitSuccess(
   scope: TurnScope,
   call: ToolCallRecord,
   output: JsonValue,
   events: readonly NewEvent[] = [],
+  also: NewEvent[] = [],
 ) {
   const done: ToolCallRecord = {
     ...call,
@@ -120,6 +122,7 @@ export async function commitSuccess(
           data: { tool: call.tool, callId: call.callId, title: call.tool, output },
         },
         ...events,
+        ...also,
       ],
     });
     scope.conversation.setCall(done);
@@ -134,6 +137,7 @@ export async function commitFailure(
   call: ToolCallRecord,
   message: string,
   code?: string,
+  also: NewEvent[] = [],
 ) {
   const failed: ToolCallRecord = {
     ...call,
@@ -157,6 +161,7 @@ export async function commitFailure(
             ...(code === undefined ? {} : { code }),
           },
         },
+        ...also,
       ],
     });
     scope.conversation.setCall(failed);

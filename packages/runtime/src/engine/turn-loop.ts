@@ -4,7 +4,7 @@ import type {
   LanguageModelV3ProviderTool,
 } from "@ai-sdk/provider";
 import { type JsonValue, OpenComputerError } from "@opencomputer/agent";
-import { RenderError } from "@opencomputer/agent/internal";
+import { RenderError, subagentToolName } from "@opencomputer/agent/internal";
 import { isoNow } from "../clock.ts";
 import { newId } from "../ids.ts";
 import {
@@ -48,6 +48,7 @@ import {
   resolvedModel,
   resolveFor,
 } from "./step-model.ts";
+import { delegate, subagentModelTool, subagentOf } from "./subagent-call.ts";
 import { executeCall } from "./tool-call.ts";
 import { guard, knownState, type TurnScope, traceOf } from "./turn-scope.ts";
 import { traceCall, usageAttributes } from "./turn-spans.ts";
@@ -177,8 +178,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
       instructions: render.instructions,
       ...renderedModelData(stepModel),
       enabledTools: enabledTools(render, caps),
-      ...(caps.mcpServers.length > 0 ? { enabledMcpServers: caps.mcpServers } : {}),
-      ...(caps.skills.length > 0 ? { skills: caps.skills } : {}),
+      ...renderedSelections(render, caps),
       input: turn.input,
       renderedAt,
     },
@@ -398,6 +398,7 @@ async function runCalls(
   const available = [...byName.keys(), ...builtIns.keys()];
   if (render.builtInTools.includes(ASK_ID)) available.push(ASK_ID);
   available.push(...caps.names);
+  for (const id of render.subagents ?? []) available.push(subagentToolName(id));
   const all = Promise.allSettled(
     calls.map((call) =>
       traceCall(scope, call, () => {
@@ -405,6 +406,8 @@ async function runCalls(
           return takeAsk(scope, call);
         const capability = caps.names.length > 0 ? capabilityCall(scope, call, caps) : undefined;
         if (capability) return capability;
+        const subagent = subagentOf(render.subagents, call.tool);
+        if (subagent) return delegate(scope, call, subagent);
         const builtIn = builtIns.size > 0 ? builtIns.get(call.tool) : undefined;
         if (builtIn) return executeBuiltInCall(scope, call, builtIn);
         const memoryTargets = memoryTools.size > 0 ? memoryTools.get(call.tool) : undefined;
@@ -444,6 +447,7 @@ async function renderOrFail(
       input: scope.turn.input,
       builtInToolIds: scope.builtInToolIds,
       ...(recalled ? { memory: recalled.projections } : {}),
+      sessionData: scope.creation.data,
     });
     return withDefaultTools(render, scope.defaultTools ?? []);
   } catch (error) {
@@ -513,8 +517,24 @@ function modelTools(
     }
   }
   for (const tool of caps.tools) tools.push(tool);
+  for (const id of render.subagents ?? []) tools.push(subagentModelTool(id));
   for (const tool of providerTools) tools.push(tool);
   return tools;
+}
+
+/** What `agent.rendered` says a render selected besides tools, when it selected any. */
+function renderedSelections(render: RenderedAgent, caps: RenderCapabilities) {
+  const out: {
+    enabledMcpServers?: string[];
+    skills?: string[];
+    enabledSubagents?: string[];
+    requiredConnections?: string[];
+  } = {};
+  if (caps.mcpServers.length > 0) out.enabledMcpServers = caps.mcpServers;
+  if (caps.skills.length > 0) out.skills = caps.skills;
+  if (render.subagents?.length) out.enabledSubagents = [...render.subagents];
+  if (render.connections?.length) out.requiredConnections = [...render.connections];
+  return out;
 }
 
 /** The runtime-provided tools this render selected. */

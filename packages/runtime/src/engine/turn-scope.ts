@@ -5,6 +5,7 @@ import type { OpenQuestion } from "./ask.ts";
 import type { EngineContext } from "./context.ts";
 import type { Conversation } from "./conversation.ts";
 import type { TurnMemory } from "./memory-recall.ts";
+import type { SessionCreation } from "./session-data.ts";
 import type { KnownState } from "./settle.ts";
 
 /** Everything a running turn's parts need: who runs it, under which lease, and its abort signal. */
@@ -23,6 +24,8 @@ export interface TurnScope {
   /** Resolves when `signal` aborts (the worker settles it), for waits that race the abort. */
   aborted: Promise<void>;
   conversation: Conversation;
+  /** What the session was created with: its data (`useSessionData`) and, for a subagent, parent. */
+  creation: SessionCreation;
   /** Built-in tool ids this session may select (`ask` is not offered to microvm sessions). */
   builtInToolIds: readonly string[];
   /** Built-in ids every render of this turn gets without useTool (default-tools.ts). */

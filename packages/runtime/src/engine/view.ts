@@ -6,6 +6,7 @@ import type {
   TurnView,
 } from "@opencomputer/protocol";
 import type { SessionRecord, TurnRecord } from "../ports/records.ts";
+import type { SessionCreation } from "./session-data.ts";
 
 // The shapes clients see are the protocol's; these functions turn store records into them.
 export type { SessionView, TurnView };
@@ -27,6 +28,7 @@ export function toSessionView(
   s: SessionRecord,
   turns: TurnRecord[],
   memory: MemoryBindingView[] = [],
+  creation: SessionCreation = { data: {}, parent: null },
 ): SessionView {
   return {
     id: s.id,
@@ -43,6 +45,8 @@ export function toSessionView(
     // Kept as JSON by the store; written only as these shapes (ask.ts, computer-record.ts).
     question: s.question as OpenQuestion | null,
     runtime: s.runtime as RuntimeState,
+    data: creation.data,
+    parent: creation.parent,
     revision: s.revision,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,

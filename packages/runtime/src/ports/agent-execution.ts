@@ -5,6 +5,7 @@
 import {
   type AgentInput,
   type Decision,
+  type JsonObject,
   type JsonSchema,
   type JsonValue,
   type McpServerSelection,
@@ -37,6 +38,8 @@ export interface RenderRequest {
   builtInToolIds: readonly string[];
   /** The memory recalled for this render, by resource id (absent when the session binds none). */
   memory?: Readonly<Record<string, MemoryProjection>>;
+  /** The session's data (`useSessionData`); fixed for the session's life. */
+  sessionData?: JsonObject;
 }
 
 /** One render's outcome. Keep the object: tool calls name the render their tool came from. */
@@ -53,6 +56,10 @@ export interface RenderedAgent {
   memory: string[];
   /** MCP servers the render attached (absent from renders of older workers). */
   mcpServers?: McpServerSelection[];
+  /** Agents selected with `useSubagent` (absent from an older worker's render). */
+  subagents?: string[];
+  /** Connections selected with `useConnection`. */
+  connections?: string[];
 }
 
 /**

@@ -14,6 +14,7 @@ const CREATE_FIELDS = [
   "executionMode",
   "environment",
   "memory",
+  "data",
 ] as const;
 
 /** The compact form `POST /sessions` returns. */
@@ -34,7 +35,8 @@ function sameRequest(s: SessionView, body: Record<string, unknown>): boolean {
     s.executionMode === (body.executionMode ?? "default") &&
     s.environment === (body.environment ?? "development") &&
     canonicalJson(s.labels) === canonicalJson(body.labels ?? {}) &&
-    sameMemory(s, body.memory)
+    sameMemory(s, body.memory) &&
+    canonicalJson(s.data) === canonicalJson(body.data ?? {})
   );
 }
 
