@@ -5,6 +5,7 @@
 // while the agent's modules load (the collector below) and records them in the manifest; the
 // runtime connects only to what the manifest lists.
 
+import { type ConnectionRef, isConnectionRef } from "./connection-ref.ts";
 import {
   CONNECTION_ID_PATTERN,
   type Connection,
@@ -32,8 +33,8 @@ export interface McpServerDefinition {
   id: string;
   /** The server's Streamable HTTP endpoint: https (plain http only to loopback, in dev mode). */
   url: string;
-  /** The connection whose secret headers authorize requests to the server, or its id. */
-  connection?: Connection | string;
+  /** The connection whose secret headers authorize requests to the server, a reference, or its id. */
+  connection?: Connection | ConnectionRef | string;
 }
 
 /** A server as the deployment records it and the runtime connects to it. */
@@ -195,9 +196,11 @@ function checkConnection(
   if (isConnection(value)) {
     return { connectionId: value.id, inline: connectionDeclaration(value) };
   }
+  // connection("id"): the id only; the build finds the declaration in connections/.
+  if (isConnectionRef(value)) return { connectionId: value.id };
   return fail(
     id,
     "connection",
-    `"connection" must be a connection returned by defineConnection() or its id; got ${describeValue(value)}`,
+    `"connection" must be a connection returned by defineConnection() or connection(id), or its id; got ${describeValue(value)}`,
   );
 }

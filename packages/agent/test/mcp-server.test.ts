@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type AgentInput,
   bearer,
+  connection,
   defineConnection,
   defineMcpServer,
   defineTool,
@@ -46,6 +47,23 @@ describe("defineMcpServer", () => {
     expect(
       defineMcpServer({ id: "d2", url: "http://127.0.0.1:8080/mcp", connection: "x" }).connection,
     ).toBe("x");
+  });
+
+  it("takes a connection(id) reference: its id only, the declaration stays in connections/", () => {
+    const collector = collectMcpServers();
+    try {
+      const server = defineMcpServer({
+        id: "docs",
+        url: "https://mcp.example.com/mcp",
+        connection: connection("docs-auth"),
+      });
+      expect(server.connection).toBe("docs-auth");
+      const [collected] = collector.take();
+      expect(collected?.declaration.connection).toBe("docs-auth");
+      expect(collected?.connection).toBeUndefined();
+    } finally {
+      collector.stop();
+    }
   });
 
   it.each([
