@@ -55,6 +55,8 @@ export interface DeploymentCatalog {
     manifest: unknown,
     bundle: Uint8Array,
     alias: Alias,
+    /** The skills' files, by path relative to the deployment's directory. */
+    files?: ReadonlyMap<string, Uint8Array>,
   ): Promise<{ deployment: Deployment; created: boolean; agent: AgentSummary }>;
   /** Points an alias at one of the agent's deployments. */
   moveAlias(agentId: string, alias: Alias, deploymentId: string): Promise<AgentSummary>;
@@ -157,8 +159,8 @@ export function createDeploymentCatalog(
       if (!found) throw new OpenComputerError("not_found", `No deployment ${id}`, { path: "id" });
       return found;
     },
-    async upload(manifest, bundle, alias) {
-      const stored = await acceptUpload(projectDir, manifest, bundle, options);
+    async upload(manifest, bundle, alias, files) {
+      const stored = await acceptUpload(projectDir, manifest, bundle, options, files);
       const { agentId, id } = stored.deployment;
       recordDeployment(dir, agentId, alias, id, "deploy", now());
       return { ...stored, agent: mustAgent(agentId) };

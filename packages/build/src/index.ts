@@ -30,6 +30,7 @@ export {
   type DeploymentTool,
   type ResultToolRecord,
   readDeployment,
+  SKILLS_DIR,
 } from "./deployment.ts";
 export { createDeploymentAgents } from "./deployment-agents.ts";
 export {

@@ -201,7 +201,7 @@ function collectFiles(
 }
 
 /** The frontmatter's fields, or what is wrong with it. */
-function frontmatter(text: string): Record<string, unknown> | string {
+export function frontmatter(text: string): Record<string, unknown> | string {
   const match = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(text.replace(/^\uFEFF/, ""));
   if (!match) return "must start with a frontmatter block (--- name: ... description: ... ---)";
   let parsed: unknown;

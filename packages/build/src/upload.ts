@@ -6,7 +6,7 @@
 
 import { randomBytes } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { OpenComputerError } from "@opencomputer/agent";
 import { siblingModule } from "@opencomputer/workers";
 import {
@@ -21,6 +21,7 @@ import {
 import { type BuildIsolation, buildIsolation } from "./isolation.ts";
 import { startLoadProcess } from "./load-process.ts";
 import { deploymentsDir, openProject, type Project } from "./project.ts";
+import { checkUploadedSkills } from "./upload-skills.ts";
 
 const CHILD_SCRIPT = siblingModule(import.meta.url, "upload-child");
 const DEPLOYMENT_ID = /^dep_[0-9a-f]{20}$/;
@@ -44,8 +45,10 @@ export async function acceptUpload(
   manifest: unknown,
   bundle: Uint8Array,
   options: UploadOptions = {},
+  /** Files beside the bundle (the skills), by path relative to the deployment's directory. */
+  files: ReadonlyMap<string, Uint8Array> = new Map(),
 ): Promise<{ deployment: Deployment; created: boolean }> {
-  const claimed = checkManifest(manifest, bundle);
+  const claimed = checkManifest(manifest, bundle, files);
   const project = openProject(projectDir);
   const dir = deploymentsDir(project.root);
   const existing = readDeployment(dir, claimed.id);
@@ -60,6 +63,11 @@ export async function acceptUpload(
   mkdirSync(join(staging, deployment.id), { recursive: true });
   try {
     writeFileSync(join(staging, deployment.id, BUNDLE_FILE), bundle);
+    // Paths were checked against the manifest's skill records: relative, no "." or "..".
+    for (const [path, bytes] of files) {
+      mkdirSync(dirname(join(staging, deployment.id, path)), { recursive: true });
+      writeFileSync(join(staging, deployment.id, path), bytes);
+    }
     writeFileSync(
       join(staging, deployment.id, MANIFEST_FILE),
       `${JSON.stringify(deployment, null, 2)}\n`,
@@ -82,7 +90,11 @@ export async function acceptUpload(
 }
 
 /** The manifest as a deployment without `createdAt`, or `deployment_invalid` naming the field. */
-function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "createdAt"> {
+function checkManifest(
+  value: unknown,
+  bundle: Uint8Array,
+  files: ReadonlyMap<string, Uint8Array>,
+): Omit<Deployment, "createdAt"> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw invalid("The manifest must be a JSON object (deployment.json)", "manifest");
   }
@@ -117,13 +129,7 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
     );
   }
   checkMcpServers(m.mcpServers);
-  if (m.skills !== undefined && (!Array.isArray(m.skills) || m.skills.length > 0)) {
-    // The upload carries the manifest and the bundle only; skill files would arrive unchecked.
-    throw invalid(
-      "manifest.skills: deployments with skills cannot be uploaded yet; build the project where it runs",
-      "manifest.skills",
-    );
-  }
+  const skills = checkUploadedSkills(m.skills, files);
   const content = deploymentContent(
     m.agentId,
     m.tools,
@@ -133,7 +139,7 @@ function checkManifest(value: unknown, bundle: Uint8Array): Omit<Deployment, "cr
     m.memory,
     m.defaultTools,
     m.schedules,
-    { mcpServers: m.mcpServers },
+    { mcpServers: m.mcpServers, ...(skills ? { skills } : {}) },
   );
   if (deploymentId(content, bundle) !== m.id) {
     throw invalid(

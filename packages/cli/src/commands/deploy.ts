@@ -13,6 +13,7 @@ import {
   formatErrors,
   formatWarnings,
   isAlias,
+  SKILLS_DIR,
 } from "@opencomputer/build";
 import { json, noExtra, out, parse } from "../args.ts";
 import { ApiClient, seg } from "../client.ts";
@@ -93,8 +94,20 @@ async function deployOne(
   const files = join(deploymentsDir(dir), id);
   const manifest = JSON.parse(readFileSync(join(files, "deployment.json"), "utf8")) as unknown;
   const bundle = readFileSync(join(files, deployment.bundle.file)).toString("base64");
-  await api.post("/deployments", { manifest, bundle, alias });
+  await api.post("/deployments", { manifest, bundle, alias, files: skillFiles(files, deployment) });
   return { ...base, uploaded: true };
+}
+
+/** The deployment's skill files, by path relative to its directory, in base64. */
+function skillFiles(dir: string, deployment: Deployment): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const skill of deployment.skills ?? []) {
+    for (const file of skill.files) {
+      const path = `${SKILLS_DIR}/${skill.name}/${file.path}`;
+      out[path] = readFileSync(join(dir, path)).toString("base64");
+    }
+  }
+  return out;
 }
 
 async function watchAndDeploy(dir: string, once: () => Promise<number>): Promise<number> {

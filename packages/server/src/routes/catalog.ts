@@ -23,12 +23,16 @@ export interface Catalog {
     manifest: unknown,
     bundle: Uint8Array,
     alias: Alias,
+    /** The skills' files, by path relative to the deployment's directory. */
+    files?: ReadonlyMap<string, Uint8Array>,
   ): Promise<{ deployment: object; created: boolean; agent: object }>;
   moveAlias?(agentId: string, alias: Alias, deploymentId: string): Promise<object>;
   rollback?(agentId: string, alias: Alias, to?: string): Promise<object>;
 }
 
-/** An upload carries the bundle as base64: 16 MiB of bundle, plus the manifest. */
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** An upload carries the bundle (and skill files) as base64: 16 MiB of bundle, plus the manifest. */
 export const MAX_UPLOAD_BYTES = 24 * 1024 * 1024;
 
 export function catalogRoutes(router: Router, catalog: Catalog): void {
@@ -58,16 +62,18 @@ export function catalogRoutes(router: Router, catalog: Catalog): void {
     checkQuery(url, []);
     const upload = writable(catalog.upload, "uploads");
     const body = await readJsonObject(request, MAX_UPLOAD_BYTES);
-    onlyFields(body, ["manifest", "bundle", "alias"]);
-    if (typeof body.bundle !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(body.bundle)) {
+    onlyFields(body, ["manifest", "bundle", "alias", "files"]);
+    if (typeof body.bundle !== "string" || !BASE64.test(body.bundle)) {
       throw invalidInput("bundle", "must be the bundle's bytes in base64");
     }
+    const files = uploadedFiles(body.files);
     const alias = aliasOf(body.alias ?? "development", "alias");
     const stored = await upload.call(
       catalog,
       body.manifest,
       Buffer.from(body.bundle, "base64"),
       alias,
+      files,
     );
     return json(stored.created ? 201 : 200, stored);
   });
@@ -94,6 +100,22 @@ export function catalogRoutes(router: Router, catalog: Catalog): void {
     const agent = await rollback.call(catalog, id!, alias, body.to as string | undefined);
     return json(200, { agent });
   });
+}
+
+/** `files`: `{ "<path>": "<base64>" }`, the skills' files; their paths and digests the upload checks. */
+function uploadedFiles(value: unknown): Map<string, Uint8Array> {
+  const files = new Map<string, Uint8Array>();
+  if (value === undefined) return files;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalidInput("files", "must be an object of path to base64 bytes");
+  }
+  for (const [path, bytes] of Object.entries(value)) {
+    if (typeof bytes !== "string" || !BASE64.test(bytes)) {
+      throw invalidInput(`files.${path}`, "must be the file's bytes in base64");
+    }
+    files.set(path, Buffer.from(bytes, "base64"));
+  }
+  return files;
 }
 
 function aliasOf(value: unknown, path: string): Alias {
