@@ -316,24 +316,24 @@ describe("console for the person who acts", () => {
   it("lists agents with their aliases and deployments; rollback explains a server without it, then moves production", async () => {
     await page.getByRole("link", { name: "Agents", exact: true }).click();
     const helper = page.locator('[data-agent="helper"]');
-    expect(await helper.textContent()).toContain(`production → ${deployments[0]!.id}`);
+    await expect.poll(() => helper.textContent()).toContain(`production → ${deployments[0]!.id}`);
     await helper.click();
     const list = page.getByTestId("deployments");
     await expect.poll(() => list.locator("li").count()).toBe(2);
     const current = list.locator(`[data-deployment="${deployments[0]!.id}"]`);
     const olderRow = list.locator(`[data-deployment="${deployments[1]!.id}"]`);
-    expect(await current.textContent()).toContain("production");
-    expect(await current.getByRole("button").count()).toBe(0);
+    await expect.poll(() => current.textContent()).toContain("production");
+    await expect.poll(() => current.getByRole("button").count()).toBe(0);
     // The history, newest first.
     const moves = page.getByTestId("alias-history").locator("li");
-    expect(await moves.first().textContent()).toMatch(
-      /production → dep_b+ \(deployed, was dep_a+\)/,
-    );
+    await expect
+      .poll(() => moves.first().textContent())
+      .toMatch(/production → dep_b+ \(deployed, was dep_a+\)/);
 
     await olderRow.getByRole("button", { name: "Roll back production to this" }).click();
     const notice = page.getByTestId("rollback-notice");
     await expect.poll(() => notice.textContent()).toContain("cannot move its aliases");
-    expect(await notice.getAttribute("role")).toBe("alert");
+    await expect.poll(() => notice.getAttribute("role")).toBe("alert");
     await shot("15-rollback-unsupported");
 
     acceptRollbacks();
@@ -343,16 +343,16 @@ describe("console for the person who acts", () => {
       .toBe(`production now points at ${deployments[1]!.id}.`);
     expect(rollbacks).toEqual([{ agentId: "helper", alias: "production", to: deployments[1]!.id }]);
     await expect.poll(() => olderRow.textContent()).toContain("production");
-    expect(await olderRow.getByRole("button").count()).toBe(0);
+    await expect.poll(() => olderRow.getByRole("button").count()).toBe(0);
     // Moving forward again is not a rollback.
-    expect(await current.getByRole("button").textContent()).toBe("Make this production");
-    expect(await moves.first().textContent()).toMatch(
-      /production → dep_a+ \(rolled back, was dep_b+\)/,
-    );
+    await expect.poll(() => current.getByRole("button").textContent()).toBe("Make this production");
+    await expect
+      .poll(() => moves.first().textContent())
+      .toMatch(/production → dep_a+ \(rolled back, was dep_b+\)/);
     await shot("16-rolled-back");
 
     await page.getByRole("link", { name: "Its sessions" }).click();
-    expect(await page.getByLabel("Agent").inputValue()).toBe("helper");
+    await expect.poll(() => page.getByLabel("Agent").inputValue()).toBe("helper");
   });
 
   it("fits a 380 px screen: one-line header, no sideways scroll, no developer jargon", async () => {
