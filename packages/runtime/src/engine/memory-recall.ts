@@ -32,6 +32,13 @@ export interface RecalledBinding {
 export interface TurnMemory {
   bindings: MemoryBindingRecord[];
   declarations: Map<string, MemoryDeclaration>;
+  /**
+   * Per document (`resource/id`), the revision of the last conflict answer the model was shown
+   * this turn, until a save succeeds. The model reconciles with that answer's text, which can be
+   * older than the next render's: a save is then checked against it, so it conflicts again
+   * rather than overwrite what was saved in between.
+   */
+  conflicts?: Map<string, string>;
 }
 
 const byRender = new WeakMap<RenderedAgent, Recalled>();

@@ -181,13 +181,20 @@ async function save(
     return commitFailure(scope, call, `memory_save: "summary" must be a string`);
   }
   const { binding } = target;
+  const doc = `${binding.resource}/${binding.id!}`;
+  const conflicts = scope.memory?.conflicts;
   const outcome = await scope.ctx.memory!.saveByAgent(
     scope.sessionId,
     binding,
     binding.id!,
     summary === undefined ? { text } : { text, summary },
-    target.revision!,
+    conflicts?.get(doc) ?? target.revision!,
   );
+  if (outcome.status === "conflict" && scope.memory) {
+    (scope.memory.conflicts ??= new Map()).set(doc, outcome.document.revision);
+  } else if (outcome.status === "saved") {
+    conflicts?.delete(doc);
+  }
   const events: NewEvent[] = [];
   if (outcome.status === "saved") {
     events.push({
