@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import {
   type ApprovalPatch,
+  type ApprovalRecord,
   type EventRecord,
   isoNow,
   type NewEvent,
@@ -157,6 +158,31 @@ function approvalUpdate(op: Extract<WriteOp, { type: "approval.update" }>): obje
   };
 }
 
+function approvalInsert(sessionId: string, a: ApprovalRecord): object {
+  ownedBy(a.sessionId, sessionId, "approval", a.id);
+  return {
+    k: "approval.insert",
+    id: a.id,
+    turn_id: a.turnId,
+    tool_call_id: a.toolCallId,
+    agent_id: a.agentId,
+    deployment_id: a.deploymentId,
+    tool: a.tool,
+    input: toJson(a.input),
+    card: toJson(a.card),
+    digest: a.digest,
+    status: a.status,
+    decision: toJson(a.decision),
+    outcome: toJson(a.outcome),
+    error: a.error,
+    attempts: a.attempts,
+    claimed_by: a.claimedBy,
+    claimed_at: a.claimedAt,
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
+  };
+}
+
 /** An op other than session.update and turn.update, as write-function.ts reads it. */
 function dbOp(sessionId: string, op: WriteOp): object {
   switch (op.type) {
@@ -219,31 +245,8 @@ function dbOp(sessionId: string, op: WriteOp): object {
       });
       return row;
     }
-    case "approval.insert": {
-      const a = op.approval;
-      ownedBy(a.sessionId, sessionId, "approval", a.id);
-      return {
-        k: op.type,
-        id: a.id,
-        turn_id: a.turnId,
-        tool_call_id: a.toolCallId,
-        agent_id: a.agentId,
-        deployment_id: a.deploymentId,
-        tool: a.tool,
-        input: toJson(a.input),
-        card: toJson(a.card),
-        digest: a.digest,
-        status: a.status,
-        decision: toJson(a.decision),
-        outcome: toJson(a.outcome),
-        error: a.error,
-        attempts: a.attempts,
-        claimed_by: a.claimedBy,
-        claimed_at: a.claimedAt,
-        created_at: a.createdAt,
-        updated_at: a.updatedAt,
-      };
-    }
+    case "approval.insert":
+      return approvalInsert(sessionId, op.approval);
     case "approval.update":
       return approvalUpdate(op);
     default:

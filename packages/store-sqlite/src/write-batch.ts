@@ -9,10 +9,13 @@ import {
   type ApprovalStatus,
   type EventRecord,
   isoNow,
+  type MessageRecord,
   type NewEvent,
   type SessionPatch,
   StoreError,
+  type ToolCallRecord,
   type TurnPatch,
+  type TurnRecord,
   type TurnStatus,
   type WriteBatch,
 } from "@opencomputer/runtime";
@@ -41,6 +44,21 @@ export class BatchWriter {
   ) {}
 
   write(sessionId: string, batch: WriteBatch): EventRecord[] {
+    const lastSeq = this.guard(sessionId, batch);
+    const timestamp = isoNow();
+    const { touched, sessionPatch } = this.applyOps(sessionId, batch.ops, timestamp);
+    const events = this.appendEvents(sessionId, lastSeq, timestamp, batch.events);
+    const newLastSeq = lastSeq + events.length;
+    if (touched) {
+      this.updateSession(sessionId, newLastSeq, timestamp, sessionPatch);
+    } else if (events.length > 0) {
+      this.rows.setLastSeq(sessionId, newLastSeq);
+    }
+    return events;
+  }
+
+  /** The batch's guards (session, fence, turn, session status, open calls); the last seq. */
+  private guard(sessionId: string, batch: WriteBatch): number {
     const expectTurn = batch.expectTurn;
     const row = this.rows.guard(sessionId, expectTurn?.id);
     if (row === undefined) {
@@ -76,14 +94,19 @@ export class BatchWriter {
         `Session ${sessionId} is ${status}, expected ${expectSession.status.join(" or ")}.`,
       );
     }
-
     const expectOpenCalls = batch.expectOpenCalls;
     if (expectOpenCalls !== undefined) this.checkOpenCalls(sessionId, expectOpenCalls);
+    return lastSeq;
+  }
 
-    const timestamp = isoNow();
+  /** The ops in order; whether the session row changes, and its merged patch. */
+  private applyOps(
+    sessionId: string,
+    ops: WriteBatch["ops"],
+    timestamp: string,
+  ): { touched: boolean; sessionPatch: SessionPatch | undefined } {
     let touched = false;
     let sessionPatch: SessionPatch | undefined;
-    const ops = batch.ops;
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
       switch (op.type) {
@@ -91,27 +114,10 @@ export class BatchWriter {
           touched = true;
           sessionPatch = sessionPatch === undefined ? op.patch : mergePatch(sessionPatch, op.patch);
           break;
-        case "turn.insert": {
-          const t = op.turn;
-          ownedBy(t.sessionId, sessionId, "turn", t.id);
-          this.rows.insertTurn([
-            sessionId,
-            t.id,
-            toJson(t.input),
-            t.mode,
-            t.status,
-            t.outcome,
-            toJson(t.error),
-            t.idempotencyKey,
-            t.steps,
-            t.createdAt,
-            t.updatedAt,
-            t.startedAt,
-            t.settledAt,
-          ]);
+        case "turn.insert":
+          this.insertTurn(sessionId, op.turn);
           touched = true;
           break;
-        }
         case "turn.update": {
           // Updates of one turn in a row are one UPDATE (batch-ops.ts).
           const run = turnUpdateRun(ops, i);
@@ -120,38 +126,12 @@ export class BatchWriter {
           touched = true;
           break;
         }
-        case "message.insert": {
-          const m = op.message;
-          ownedBy(m.sessionId, sessionId, "message", m.id);
-          this.rows.insertMessage([
-            sessionId,
-            m.id,
-            m.turnId,
-            m.role,
-            toJson(m.content),
-            m.createdAt,
-          ]);
+        case "message.insert":
+          this.insertMessage(sessionId, op.message);
           break;
-        }
-        case "toolCall.upsert": {
-          const c = op.call;
-          ownedBy(c.sessionId, sessionId, "tool call", c.callId);
-          this.rows.upsertToolCall([
-            sessionId,
-            c.callId,
-            c.turnId,
-            c.messageId,
-            c.tool,
-            toJson(c.input),
-            c.status,
-            toJson(c.output),
-            c.error,
-            c.attempts,
-            c.startedAt,
-            c.settledAt,
-          ]);
+        case "toolCall.upsert":
+          this.upsertToolCall(sessionId, op.call);
           break;
-        }
         case "result.insert": {
           const r = op.record;
           ownedBy(r.sessionId, sessionId, "result", r.resultId);
@@ -174,15 +154,49 @@ export class BatchWriter {
           );
       }
     }
+    return { touched, sessionPatch };
+  }
 
-    const events = this.appendEvents(sessionId, lastSeq, timestamp, batch.events);
-    const newLastSeq = lastSeq + events.length;
-    if (touched) {
-      this.updateSession(sessionId, newLastSeq, timestamp, sessionPatch);
-    } else if (events.length > 0) {
-      this.rows.setLastSeq(sessionId, newLastSeq);
-    }
-    return events;
+  private insertTurn(sessionId: string, t: TurnRecord) {
+    ownedBy(t.sessionId, sessionId, "turn", t.id);
+    this.rows.insertTurn([
+      sessionId,
+      t.id,
+      toJson(t.input),
+      t.mode,
+      t.status,
+      t.outcome,
+      toJson(t.error),
+      t.idempotencyKey,
+      t.steps,
+      t.createdAt,
+      t.updatedAt,
+      t.startedAt,
+      t.settledAt,
+    ]);
+  }
+
+  private insertMessage(sessionId: string, m: MessageRecord) {
+    ownedBy(m.sessionId, sessionId, "message", m.id);
+    this.rows.insertMessage([sessionId, m.id, m.turnId, m.role, toJson(m.content), m.createdAt]);
+  }
+
+  private upsertToolCall(sessionId: string, c: ToolCallRecord) {
+    ownedBy(c.sessionId, sessionId, "tool call", c.callId);
+    this.rows.upsertToolCall([
+      sessionId,
+      c.callId,
+      c.turnId,
+      c.messageId,
+      c.tool,
+      toJson(c.input),
+      c.status,
+      toJson(c.output),
+      c.error,
+      c.attempts,
+      c.startedAt,
+      c.settledAt,
+    ]);
   }
 
   /** Compare-and-set: the approval must be in one of the expected statuses. */
