@@ -27,105 +27,7 @@ export function eventStream(
   first: SessionEvent[],
   signal: AbortSignal,
 ): ReadableStream<Uint8Array> {
-  let cursor = after;
-  let pending: SessionEvent[] | null = first;
-  let dirty = false;
-  let timedOut = false;
-  let wake: (() => void) | null = null;
-  let lastSent = Date.now();
-  // This process's commits arrive with their events: kept here (bounded), they are sent
-  // without a store read when they continue the cursor exactly. Anything else — a gap, an
-  // overflow, another process's write — falls back to reading the store after the cursor.
-  let buffered: SessionEvent[] = [];
-  let overflow = false;
-  const notify = () => {
-    dirty = true;
-    wake?.();
-  };
-  const shared = ctx.sessions.watchesAllProcesses === true;
-  const unsubscribe = shared
-    ? ctx.sessions.watch(sessionId, (lastSeq) => {
-        // A commit at or below the cursor (e.g. our own page, heard again) needs no read.
-        if (lastSeq === null || lastSeq > cursor) notify();
-      })
-    : ctx.sessions.subscribe(sessionId, (events) => {
-        if (overflow || buffered.length + events.length > MAX_BUFFERED) {
-          buffered = [];
-          overflow = true;
-        } else buffered.push(...events);
-        notify();
-      });
-  signal.addEventListener("abort", notify, { once: true });
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        timedOut = true;
-        done();
-      }, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = null;
-        resolve();
-      }
-      wake = done;
-    });
-
-  /** Buffered events that continue the cursor without a gap, or null (then read the store). */
-  function fromBuffer(): SessionEvent[] | null {
-    const fresh = buffered.filter((e) => e.seq > cursor);
-    const ok = !overflow && fresh.length > 0 && fresh.every((e, i) => e.seq === cursor + 1 + i);
-    buffered = [];
-    overflow = false;
-    return ok ? fresh : null;
-  }
-
-  let cancelled = false;
-
-  /** The next chunk to send (frames or a heartbeat); `null` once the client has gone. */
-  // Whether the store may hold events past the cursor: after a page (a full one may have a
-  // successor) or a wake-up. With a shared signal nothing else makes the stream read; without
-  // one, the fallback poll (a timed-out wait) reads too, for other processes' writes.
-  let unread = true;
-  async function next(): Promise<string | null> {
-    for (;;) {
-      if (signal.aborted || cancelled) return null;
-      let page = pending;
-      pending = null;
-      if (page === null && dirty && !shared) {
-        page = fromBuffer();
-        if (page !== null) dirty = false;
-      }
-      if (page === null) {
-        const read = dirty || unread || (!shared && timedOut);
-        dirty = false;
-        unread = false;
-        timedOut = false;
-        page = read ? await ctx.sessions.events(sessionId, cursor) : [];
-        if (page.length) unread = true;
-      }
-      if (page.length) {
-        cursor = page[page.length - 1]!.seq;
-        lastSent = Date.now();
-        return page.map(frame).join("");
-      }
-      const idle = Date.now() - lastSent;
-      if (idle >= ctx.heartbeatMs) {
-        lastSent = Date.now();
-        return ": heartbeat\n\n";
-      }
-      // A notification that arrived during the read means there may be more: read again.
-      const wait = ctx.heartbeatMs - idle;
-      if (!dirty) await sleep(shared ? wait : Math.min(ctx.pollMs, wait));
-    }
-  }
-
-  const stop = () => {
-    unsubscribe();
-    signal.removeEventListener("abort", notify);
-    wake?.();
-  };
-
+  const reader = new StreamReader(ctx, sessionId, after, first, signal);
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -134,22 +36,144 @@ export function eventStream(
       },
       async pull(controller) {
         try {
-          const chunk = await next();
+          const chunk = await reader.next();
           if (chunk === null) {
-            stop();
-            if (!cancelled) controller.close();
-          } else if (!cancelled) controller.enqueue(encoder.encode(chunk));
+            reader.stop();
+            if (!reader.cancelled) controller.close();
+          } else if (!reader.cancelled) controller.enqueue(encoder.encode(chunk));
         } catch (error) {
           // A failed read ends the stream; the client reconnects with Last-Event-ID.
-          stop();
+          reader.stop();
           throw error;
         }
       },
       cancel() {
-        cancelled = true;
-        stop();
+        reader.cancelled = true;
+        reader.stop();
       },
     },
     { highWaterMark: 1 },
   );
+}
+
+/** The state of one stream: its cursor, what woke it, and this process's buffered commits. */
+class StreamReader {
+  cancelled = false;
+  private cursor: number;
+  private pending: SessionEvent[] | null;
+  private dirty = false;
+  private timedOut = false;
+  private wake: (() => void) | null = null;
+  private lastSent = Date.now();
+  // This process's commits arrive with their events: kept here (bounded), they are sent
+  // without a store read when they continue the cursor exactly. Anything else — a gap, an
+  // overflow, another process's write — falls back to reading the store after the cursor.
+  private buffered: SessionEvent[] = [];
+  private overflow = false;
+  // Whether the store may hold events past the cursor: after a page (a full one may have a
+  // successor) or a wake-up. With a shared signal nothing else makes the stream read; without
+  // one, the fallback poll (a timed-out wait) reads too, for other processes' writes.
+  private unread = true;
+  private readonly shared: boolean;
+  private readonly unsubscribe: () => void;
+  private readonly notify = () => {
+    this.dirty = true;
+    this.wake?.();
+  };
+
+  constructor(
+    private readonly ctx: RouteContext,
+    private readonly sessionId: string,
+    after: number,
+    first: SessionEvent[],
+    private readonly signal: AbortSignal,
+  ) {
+    this.cursor = after;
+    this.pending = first;
+    this.shared = ctx.sessions.watchesAllProcesses === true;
+    this.unsubscribe = this.shared
+      ? ctx.sessions.watch(sessionId, (lastSeq) => {
+          // A commit at or below the cursor (e.g. our own page, heard again) needs no read.
+          if (lastSeq === null || lastSeq > this.cursor) this.notify();
+        })
+      : ctx.sessions.subscribe(sessionId, (events) => {
+          if (this.overflow || this.buffered.length + events.length > MAX_BUFFERED) {
+            this.buffered = [];
+            this.overflow = true;
+          } else this.buffered.push(...events);
+          this.notify();
+        });
+    signal.addEventListener("abort", this.notify, { once: true });
+  }
+
+  /** The next chunk to send (frames or a heartbeat); `null` once the client has gone. */
+  async next(): Promise<string | null> {
+    const { ctx } = this;
+    for (;;) {
+      if (this.signal.aborted || this.cancelled) return null;
+      const page = await this.nextPage();
+      if (page.length) {
+        this.cursor = page[page.length - 1]!.seq;
+        this.lastSent = Date.now();
+        return page.map(frame).join("");
+      }
+      const idle = Date.now() - this.lastSent;
+      if (idle >= ctx.heartbeatMs) {
+        this.lastSent = Date.now();
+        return ": heartbeat\n\n";
+      }
+      // A notification that arrived during the read means there may be more: read again.
+      const wait = ctx.heartbeatMs - idle;
+      if (!this.dirty) await this.sleep(this.shared ? wait : Math.min(ctx.pollMs, wait));
+    }
+  }
+
+  stop(): void {
+    this.unsubscribe();
+    this.signal.removeEventListener("abort", this.notify);
+    this.wake?.();
+  }
+
+  /** Events past the cursor: the first page, the buffer, or a store read when one is due. */
+  private async nextPage(): Promise<SessionEvent[]> {
+    let page = this.pending;
+    this.pending = null;
+    if (page === null && this.dirty && !this.shared) {
+      page = this.fromBuffer();
+      if (page !== null) this.dirty = false;
+    }
+    if (page !== null) return page;
+    const read = this.dirty || this.unread || (!this.shared && this.timedOut);
+    this.dirty = false;
+    this.unread = false;
+    this.timedOut = false;
+    page = read ? await this.ctx.sessions.events(this.sessionId, this.cursor) : [];
+    if (page.length) this.unread = true;
+    return page;
+  }
+
+  /** Buffered events that continue the cursor without a gap, or null (then read the store). */
+  private fromBuffer(): SessionEvent[] | null {
+    const fresh = this.buffered.filter((e) => e.seq > this.cursor);
+    const ok =
+      !this.overflow && fresh.length > 0 && fresh.every((e, i) => e.seq === this.cursor + 1 + i);
+    this.buffered = [];
+    this.overflow = false;
+    return ok ? fresh : null;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.timedOut = true;
+        done();
+      }, ms);
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      this.wake = done;
+    });
+  }
 }
