@@ -46,36 +46,19 @@ export async function proposeApproval(
   const card = preview.value;
   const checked = checkCard(card, tool.name);
   if (typeof checked === "string") return commitFailure(scope, call, checked);
-  const now = isoNow();
-  const cardJson = checked;
-  const approval: ApprovalRecord = {
-    id: newId("apr"),
-    sessionId: scope.sessionId,
-    turnId: scope.turn.id,
-    toolCallId: call.callId,
-    agentId: scope.agentId,
-    deploymentId: scope.deploymentId,
-    tool: tool.name,
-    input: call.input,
-    card: cardJson,
-    digest: jsonDigest({ tool: tool.name, input: call.input, card: cardJson }),
-    status: "pending",
-    decision: null,
-    outcome: null,
-    error: null,
-    attempts: 0,
-    claimedBy: null,
-    claimedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const approval = pendingApproval(scope, call, tool.name, checked);
   const output = {
     approvalId: approval.id,
     status: "pending",
     message:
       "The change was recorded for approval and has NOT been made. Stop here and tell the person it awaits their decision.",
   };
-  const done: ToolCallRecord = { ...call, status: "completed", output, settledAt: now };
+  const done: ToolCallRecord = {
+    ...call,
+    status: "completed",
+    output,
+    settledAt: approval.createdAt,
+  };
   try {
     await write(scope.ctx, scope.sessionId, {
       ...guard(scope),
@@ -97,7 +80,7 @@ export async function proposeApproval(
             tool: tool.name,
             callId: call.callId,
             input: call.input,
-            card: cardJson,
+            card: approval.card,
             digest: approval.digest,
           },
         },
@@ -107,4 +90,35 @@ export async function proposeApproval(
   } catch (error) {
     if (!isFenceRefusal(error)) throw error;
   }
+}
+
+/** The approval record for a call and its checked card; the digest binds tool, input and card. */
+function pendingApproval(
+  scope: TurnScope,
+  call: ToolCallRecord,
+  tool: string,
+  card: ApprovalRecord["card"],
+): ApprovalRecord {
+  const now = isoNow();
+  return {
+    id: newId("apr"),
+    sessionId: scope.sessionId,
+    turnId: scope.turn.id,
+    toolCallId: call.callId,
+    agentId: scope.agentId,
+    deploymentId: scope.deploymentId,
+    tool,
+    input: call.input,
+    card,
+    digest: jsonDigest({ tool, input: call.input, card }),
+    status: "pending",
+    decision: null,
+    outcome: null,
+    error: null,
+    attempts: 0,
+    claimedBy: null,
+    claimedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
 }

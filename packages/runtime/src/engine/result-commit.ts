@@ -5,6 +5,7 @@ import { jsonDigest } from "../digest.ts";
 import { newId } from "../ids.ts";
 import type { ToolDescriptor } from "../ports/agent-execution.ts";
 import type { ResultRecord, ToolCallRecord } from "../ports/records.ts";
+import type { WriteBatch } from "../ports/store.ts";
 import { StoreError } from "../ports/store-errors.ts";
 import { write } from "./context.ts";
 import { isFenceRefusal } from "./refusal.ts";
@@ -56,50 +57,16 @@ export async function commitResult(
       `${tool.name} returned ${bytes} bytes of JSON; a result may be at most ${RESULT_LIMIT_BYTES} bytes. The previous result stands.`,
     );
   }
-  const now = isoNow();
-  const record: ResultRecord = {
-    resultId: newId("res"),
-    agentId: scope.agentId,
-    deploymentId: scope.deploymentId,
-    sessionId: scope.sessionId,
-    turnId: scope.turn.id,
-    messageId: call.messageId,
-    toolCallId: call.callId,
-    resultTool: tool.name,
-    schemaDigest: schemaDigestOf(output),
-    dataDigest: jsonDigest(data),
-    data,
-    createdAt: now,
+  const record = resultRecord(scope, call, tool, data);
+  const done: ToolCallRecord = {
+    ...call,
+    status: "completed",
+    output: data,
+    settledAt: record.createdAt,
   };
-  const done: ToolCallRecord = { ...call, status: "completed", output: data, settledAt: now };
   for (let attempt = 1; ; attempt++) {
     try {
-      await write(scope.ctx, scope.sessionId, {
-        ...guard(scope),
-        ops: [
-          { type: "result.insert", record },
-          {
-            type: "session.update",
-            patch: {
-              result: { turnId: scope.turn.id, callId: call.callId, reportedAt: now, data },
-            },
-          },
-          { type: "toolCall.upsert", call: done },
-        ],
-        events: [
-          {
-            type: "tool.completed",
-            turnId: scope.turn.id,
-            data: {
-              tool: tool.name,
-              callId: call.callId,
-              title: tool.name,
-              output: data,
-              result: true,
-            },
-          },
-        ],
-      });
+      await write(scope.ctx, scope.sessionId, resultBatch(scope, record, done));
       scope.conversation.setCall(done);
       return;
     } catch (error) {
@@ -133,4 +100,57 @@ export async function commitResult(
       await new Promise((r) => setTimeout(r, 10 * 2 ** attempt));
     }
   }
+}
+
+function resultRecord(
+  scope: TurnScope,
+  call: ToolCallRecord,
+  tool: ToolDescriptor,
+  data: JsonValue,
+): ResultRecord {
+  return {
+    resultId: newId("res"),
+    agentId: scope.agentId,
+    deploymentId: scope.deploymentId,
+    sessionId: scope.sessionId,
+    turnId: scope.turn.id,
+    messageId: call.messageId,
+    toolCallId: call.callId,
+    resultTool: tool.name,
+    schemaDigest: schemaDigestOf(tool.output as object),
+    dataDigest: jsonDigest(data),
+    data,
+    createdAt: isoNow(),
+  };
+}
+
+/** The result, the session's pointer to it, the call's completion and its event: one write. */
+function resultBatch(scope: TurnScope, record: ResultRecord, done: ToolCallRecord): WriteBatch {
+  const { data, createdAt, resultTool } = record;
+  return {
+    ...guard(scope),
+    ops: [
+      { type: "result.insert", record },
+      {
+        type: "session.update",
+        patch: {
+          result: { turnId: scope.turn.id, callId: done.callId, reportedAt: createdAt, data },
+        },
+      },
+      { type: "toolCall.upsert", call: done },
+    ],
+    events: [
+      {
+        type: "tool.completed",
+        turnId: scope.turn.id,
+        data: {
+          tool: resultTool,
+          callId: done.callId,
+          title: resultTool,
+          output: data,
+          result: true,
+        },
+      },
+    ],
+  };
 }
