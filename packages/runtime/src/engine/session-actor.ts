@@ -4,7 +4,7 @@ import { type Deferred, deferred } from "../deferred.ts";
 import { newId } from "../ids.ts";
 import type { LoadedAgent } from "../ports/agent-resolver.ts";
 import type { Lease, SessionRecord, TurnRecord } from "../ports/records.ts";
-import type { NewEvent, WriteOp } from "../ports/store.ts";
+import type { NewEvent } from "../ports/store.ts";
 import { ASK_ID } from "./ask.ts";
 import type { EngineContext } from "./context.ts";
 import { Conversation, inputToContent } from "./conversation.ts";
@@ -13,6 +13,7 @@ import { isFenceRefusal } from "./refusal.ts";
 import { type Settlement, settleTurn } from "./settle.ts";
 import { runTurn } from "./turn-loop.ts";
 import { type TurnScope, traceOf } from "./turn-scope.ts";
+import { turnStartWrite } from "./turn-start.ts";
 
 interface CancelRequest {
   settlement: Extract<Settlement, { status: "cancelled" }>;
@@ -214,40 +215,6 @@ export class SessionActor {
       session.status === "new" ? Conversation.from([], []) : await this.loadConversation();
     const conversation = this.conversation;
     const now = isoNow();
-    const ops: WriteOp[] = [];
-    const events: NewEvent[] = [];
-    if (received) {
-      // A new turn: inserted as started, after the events that say it was received and queued.
-      ops.push({ type: "turn.insert", turn: { ...turn, status: "running", startedAt: now } });
-      events.push(...received);
-    } else if (turn.status === "running") {
-      events.push(
-        {
-          type: "runtime.disconnected",
-          data: { requeuedTurnIds: [turn.id], runtimeId: this.ctx.runtimeId },
-        },
-        { type: "turn.queued", turnId: turn.id, data: { mode: turn.mode, requeued: true } },
-      );
-    }
-    if (!received) {
-      ops.push({
-        type: "turn.update",
-        id: turn.id,
-        patch: { status: "running", startedAt: turn.startedAt ?? now },
-      });
-    }
-    events.push({
-      type: "turn.started",
-      turnId: turn.id,
-      data: turn.startedAt ? { resumed: true } : {},
-    });
-    if (session.status !== "running") {
-      ops.push({ type: "session.update", patch: { status: "running" } });
-      events.push({
-        type: "session.status_changed",
-        data: { from: session.status, to: "running" },
-      });
-    }
     const message = conversation.hasTurnMessage(turn.id)
       ? null
       : {
@@ -258,7 +225,12 @@ export class SessionActor {
           content: inputToContent(turn.input),
           createdAt: now,
         };
-    if (message) ops.push({ type: "message.insert", message });
+    const { ops, events } = turnStartWrite(session, turn, {
+      received,
+      message,
+      runtimeId: this.ctx.runtimeId,
+      now,
+    });
     let claimed: Awaited<ReturnType<EngineContext["store"]["applyWithLease"]>>;
     try {
       claimed = await this.ctx.store.applyWithLease(
