@@ -48,6 +48,11 @@ export const API_ERROR_STATUS = {
   memory_limit_exceeded: 413,
   precondition_required: 428,
   project_not_found: 404,
+  // Event delivery (docs/event-delivery.md).
+  /** A subscription's destination is not an absolute https:// URL without credentials. */
+  invalid_destination: 400,
+  /** A subscription names an event type that is not delivered. */
+  invalid_event_type: 400,
 } as const satisfies Record<string, number>;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
