@@ -15,26 +15,34 @@ export function isLoopback(url: URL): boolean {
 /** The checked URL; `invalid_destination` naming `destination.url` otherwise. */
 export function checkDestination(raw: unknown, allowLoopbackHttp: boolean): string {
   const fail = (why: string): never => {
-    throw new EventSubscriptionError("invalid_destination", `destination.url: ${why}`, {
+    throw new EventSubscriptionError("invalid_event_subscription", `destination.url: ${why}`, {
       path: "destination.url",
     });
   };
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     throw new EventSubscriptionError(
-      "invalid_destination",
+      "invalid_event_subscription",
       'destination: must be { "type": "https", "url": "https://…" }',
       { path: "destination" },
     );
   const { type, url, ...rest } = raw as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
   if (extra !== undefined)
-    throw new EventSubscriptionError("invalid_destination", `destination.${extra}: unknown field`, {
-      path: `destination.${extra}`,
-    });
+    throw new EventSubscriptionError(
+      "invalid_event_subscription",
+      `destination.${extra}: unknown field`,
+      {
+        path: `destination.${extra}`,
+      },
+    );
   if (type !== "https")
-    throw new EventSubscriptionError("invalid_destination", 'destination.type: must be "https"', {
-      path: "destination.type",
-    });
+    throw new EventSubscriptionError(
+      "invalid_event_subscription",
+      'destination.type: must be "https"',
+      {
+        path: "destination.type",
+      },
+    );
   if (typeof url !== "string" || url === "") return fail("must be an absolute https:// URL");
   if (url.length > MAX_URL_LENGTH) return fail(`must be at most ${MAX_URL_LENGTH} characters`);
   let parsed: URL;

@@ -57,7 +57,11 @@ export function publicDelivery(row: DeliveryRow): EventDeliveryRecord {
 }
 
 const invalid = (path: string, why: string): never => {
-  throw new EventSubscriptionError("invalid_input", `${path}: ${why}`, { path });
+  throw new EventSubscriptionError("invalid_event_subscription", `${path}: ${why}`, { path });
+};
+
+const invalidQuery = (path: string, why: string): never => {
+  throw new EventSubscriptionError("invalid_query", `${path}: ${why}`, { path });
 };
 
 function checkEvents(raw: unknown): EventSubscription["events"] {
@@ -66,7 +70,7 @@ function checkEvents(raw: unknown): EventSubscription["events"] {
   raw.forEach((type, i) => {
     if (!(DELIVERED_EVENT_TYPES as readonly unknown[]).includes(type))
       throw new EventSubscriptionError(
-        "invalid_event_type",
+        "invalid_event_subscription",
         `events[${i}]: ${JSON.stringify(type).slice(0, 60)} is not delivered; use ${DELIVERED_EVENT_TYPES.join(", ")}`,
         { path: `events[${i}]` },
       );
@@ -126,7 +130,12 @@ export class EventSubscriptions {
 
   private async owned(id: string, projectId: string): Promise<EventSubscriptionRow> {
     const row = await this.options.store.getSubscription(id);
-    if (!row || row.projectId !== projectId) throw new NotFoundError("event subscription", id);
+    if (!row || row.projectId !== projectId)
+      throw new EventSubscriptionError(
+        "event_subscription_not_found",
+        `No event subscription ${id.slice(0, 80)} in this project`,
+        { path: "id" },
+      );
     return row;
   }
 
@@ -168,10 +177,10 @@ export class EventSubscriptions {
   ): Promise<{ deliveries: EventDeliveryRecord[]; nextCursor?: string }> {
     await this.owned(id, projectId);
     if (query.status !== undefined && !STATUSES.has(query.status))
-      invalid("status", "must be pending, delivered or failed");
+      invalidQuery("status", "must be pending, delivered or failed");
     const limit = query.limit === undefined ? 50 : Number(query.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 200)
-      invalid("limit", "must be an integer from 1 to 200");
+      invalidQuery("limit", "must be an integer from 1 to 200");
     const rows = await this.options.store.listDeliveries({
       subscriptionId: id,
       limit,

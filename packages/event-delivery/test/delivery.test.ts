@@ -343,13 +343,10 @@ describe("event delivery", () => {
       status: "failed",
       error: "subscription_deleted",
     });
-    await expect(subs.get(subscription.id, "default")).rejects.toMatchObject({ code: "not_found" });
-    await expect(subs.deliveries(subscription.id, "default", {})).rejects.toMatchObject({
-      code: "not_found",
-    });
-    await expect(subs.get(pending!.subscriptionId, "other")).rejects.toMatchObject({
-      code: "not_found",
-    });
+    const gone = { code: "event_subscription_not_found" };
+    await expect(subs.get(subscription.id, "default")).rejects.toMatchObject(gone);
+    await expect(subs.deliveries(subscription.id, "default", {})).rejects.toMatchObject(gone);
+    await expect(subs.get(pending!.subscriptionId, "other")).rejects.toMatchObject(gone);
   });
 
   it("cuts a long result to 16 KB and marks it truncated", async () => {

@@ -22,13 +22,13 @@ describe("subscription input", () => {
   });
 
   it.each([
-    ["http://app.example.com/x", "invalid_destination"],
-    ["http://127.0.0.1:8080/x", "invalid_destination"],
-    ["https://user:pw@app.example.com/x", "invalid_destination"],
-    ["https://app.example.com/x#frag", "invalid_destination"],
-    ["ftp://app.example.com/x", "invalid_destination"],
-    ["/relative", "invalid_destination"],
-    [`https://app.example.com/${"a".repeat(2100)}`, "invalid_destination"],
+    ["http://app.example.com/x", "invalid_event_subscription"],
+    ["http://127.0.0.1:8080/x", "invalid_event_subscription"],
+    ["https://user:pw@app.example.com/x", "invalid_event_subscription"],
+    ["https://app.example.com/x#frag", "invalid_event_subscription"],
+    ["ftp://app.example.com/x", "invalid_event_subscription"],
+    ["/relative", "invalid_event_subscription"],
+    [`https://app.example.com/${"a".repeat(2100)}`, "invalid_event_subscription"],
   ])("refuses destination %s", async (url, code) => {
     await expect(
       strict.create({ ...base, destination: { type: "https", url } }),
@@ -38,7 +38,7 @@ describe("subscription input", () => {
   it("accepts loopback http only when configured for development", async () => {
     await expect(
       dev.create({ ...base, destination: { type: "https", url: "http://app.example.com/x" } }),
-    ).rejects.toMatchObject({ code: "invalid_destination", path: "destination.url" });
+    ).rejects.toMatchObject({ code: "invalid_event_subscription", path: "destination.url" });
     const created = await dev.create({
       ...base,
       destination: { type: "https", url: "http://localhost:9999/hook" },
@@ -50,19 +50,19 @@ describe("subscription input", () => {
 
   it("names the field at fault", async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
-      [{ events: ["turn.completed", "turn.started"] }, "invalid_event_type", "events[1]"],
-      [{ events: [] }, "invalid_input", "events"],
-      [{ environment: "staging" }, "invalid_input", "environment"],
-      [{ agentId: "a".repeat(200) }, "invalid_input", "agentId"],
+      [{ events: ["turn.completed", "turn.started"] }, "invalid_event_subscription", "events[1]"],
+      [{ events: [] }, "invalid_event_subscription", "events"],
+      [{ environment: "staging" }, "invalid_event_subscription", "environment"],
+      [{ agentId: "a".repeat(200) }, "invalid_event_subscription", "agentId"],
       [
         { destination: { type: "sqs", url: "https://x.example" } },
-        "invalid_destination",
+        "invalid_event_subscription",
         "destination.type",
       ],
-      [{ destination: "https://x.example" }, "invalid_destination", "destination"],
+      [{ destination: "https://x.example" }, "invalid_event_subscription", "destination"],
       [
         { destination: { type: "https", url: "https://x.example", extra: 1 } },
-        "invalid_destination",
+        "invalid_event_subscription",
         "destination.extra",
       ],
     ];

@@ -49,10 +49,9 @@ export const API_ERROR_STATUS = {
   precondition_required: 428,
   project_not_found: 404,
   // Event delivery (docs/event-delivery.md).
-  /** A subscription's destination is not an absolute https:// URL without credentials. */
-  invalid_destination: 400,
-  /** A subscription names an event type that is not delivered. */
-  invalid_event_type: 400,
+  /** A subscription's body is invalid: the destination, an event type, the environment, … */
+  invalid_event_subscription: 400,
+  event_subscription_not_found: 404,
 } as const satisfies Record<string, number>;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
