@@ -3,7 +3,7 @@
 // them. Any number of processes may run one on the same store: a claim is taken by one guarded
 // UPDATE, so two never attempt one delivery at once, and a claim whose process died lapses and
 // is taken over. Attempts run concurrently, each bounded by its timeout, so a slow or failing
-// receiver holds up no other delivery; nothing here runs on a session's write path.
+// receiver holds up no other subscription's (each has at most `perSubscription` in flight); nothing here runs on a session's write path.
 import type { AttemptOutcome, DeliveryRow, DeliveryStore } from "@opencomputer/runtime";
 import { newId } from "@opencomputer/runtime";
 import { attemptDelivery, type FetchLike } from "./attempt.ts";
@@ -22,6 +22,8 @@ export interface DispatcherOptions {
   claimMs?: number;
   /** Most attempts in flight in this process (default 32). */
   maxInFlight?: number;
+  /** Most attempts in flight for one subscription, across processes (default 4). */
+  perSubscription?: number;
   /** The background loop's interval (default 500 ms). */
   pollMs?: number;
   onError?: (error: unknown) => void;
@@ -95,6 +97,7 @@ export class EventDispatcher {
       now,
       now + this.claimMs,
       free,
+      this.options.perSubscription ?? 4,
     );
     return claimed.map((row) => {
       const running = this.attempt(row).catch((error) => this.report(error));

@@ -40,7 +40,8 @@ beforeEach(async () => {
     store: deliveries(),
     holder: "rt_test",
     clock,
-    timeoutMs: 150,
+    // Long enough for a loaded machine to answer; only the scripted hang reaches it.
+    timeoutMs: 1_000,
   });
 });
 
@@ -219,31 +220,41 @@ describe("event delivery", () => {
     expect(receiver.received).toHaveLength(10);
   });
 
-  it("lets a slow receiver hold up no other subscription's delivery", async () => {
+  it("lets a slow receiver's backlog hold up no other subscription's delivery", async () => {
     const slow = await startReceiver("/slow");
     try {
       const hanging = await subscribe({ destination: { type: "https", url: slow.url } });
-      const quick = await subscribe();
-      slow.script({ hang: true });
+      const quick = await subscribe({ events: ["turn.failed"] });
+      slow.script({ hang: true }, { hang: true });
+      // Three slots in this process, at most two per subscription: the slow receiver's backlog
+      // of five gets two, and the quick subscription's delivery (recorded last) the third.
       dispatcher = new EventDispatcher({
         store: deliveries(),
         holder: "rt_test",
         clock,
         timeoutMs: 60_000,
+        maxInFlight: 3,
+        perSubscription: 2,
       });
-      await settleTurn(store, "turn.completed");
+      for (let i = 0; i < 4; i++) await settleTurn(store, "turn.completed");
+      await settleTurn(store, "turn.failed");
       await dispatcher.fanOut();
       const started = await dispatcher.launchDue();
-      expect(started).toHaveLength(2);
+      expect(started).toHaveLength(3);
       await expect
         .poll(async () => (await list(quick.subscription.id))[0]!.status)
         .toBe("delivered");
-      expect(slow.received).toHaveLength(1);
-      const held = (await list(hanging.subscription.id))[0]!;
-      expect(held).toMatchObject({ status: "pending", attempt: 1, lastAttemptAt: null });
+      expect(slow.received).toHaveLength(2);
+      const held = await list(hanging.subscription.id);
+      expect(held.map((d) => d.status)).toEqual(Array(5).fill("pending"));
+      expect(held.filter((d) => d.attempt === 1)).toHaveLength(2);
       slow.release();
       await Promise.all(started);
-      expect((await list(hanging.subscription.id))[0]!.status).toBe("delivered");
+      await dispatcher.runOnce();
+      await dispatcher.runOnce();
+      expect((await list(hanging.subscription.id)).map((d) => d.status)).toEqual(
+        Array(5).fill("delivered"),
+      );
     } finally {
       await slow.close();
     }

@@ -174,20 +174,35 @@ export class SqlDeliveryStore implements DeliveryStore {
     await this.sql.run("DELETE FROM event_outbox WHERE rid = ?", [rid]);
   }
 
-  async claimDue(holder: string, now: number, expiresAt: number, limit: number) {
-    // The outer guard is re-checked on each row as it is updated, so when two processes pick
-    // the same due row only the first update matches it.
+  async claimDue(
+    holder: string,
+    now: number,
+    expiresAt: number,
+    limit: number,
+    perSubscription: number,
+  ) {
+    // At most `perSubscription` live claims per subscription, counting other processes' claims,
+    // so a slow receiver's backlog never fills every slot. The outer guard is re-checked on each
+    // row as it is updated, so when two processes pick the same due row only the first claims it.
     const rows = await this.sql.all(
       `UPDATE event_deliveries
        SET claimed_by = ?, claim_expires_at = ?, attempt = attempt + 1
        WHERE id IN (
-         SELECT d.id FROM event_deliveries d JOIN event_subscriptions s ON s.id = d.subscription_id
-         WHERE d.status = 'pending' AND d.next_attempt_ms <= ? AND s.status = 'active'
-           AND (d.claim_expires_at IS NULL OR d.claim_expires_at < ?)
-         ORDER BY d.next_attempt_ms, d.id LIMIT ?)
+         SELECT id FROM (
+           SELECT d.id, d.next_attempt_ms,
+             ROW_NUMBER() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_ms, d.id)
+               + (SELECT count(*) FROM event_deliveries h
+                  WHERE h.subscription_id = d.subscription_id AND h.status = 'pending'
+                    AND h.claim_expires_at >= ?) AS slot
+           FROM event_deliveries d JOIN event_subscriptions s ON s.id = d.subscription_id
+           WHERE d.status = 'pending' AND d.next_attempt_ms <= ? AND s.status = 'active'
+             AND (d.claim_expires_at IS NULL OR d.claim_expires_at < ?)
+         ) due
+         WHERE slot <= ?
+         ORDER BY next_attempt_ms, id LIMIT ?)
        AND status = 'pending' AND (claim_expires_at IS NULL OR claim_expires_at < ?)
        RETURNING ${DELIVERY_COLUMNS}`,
-      [holder, expiresAt, now, now, limit, now],
+      [holder, expiresAt, now, now, now, perSubscription, limit, now],
     );
     return rows.map(deliveryFromRow);
   }

@@ -166,15 +166,15 @@ export function deliveryStoreConformance(
       const later = delivery(sub.id, { nextAttemptMs: 9_000 });
       await d.insertDelivery(later);
       const claims = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => d.claimDue(`p${i}`, 2_000, 5_000, 10)),
+        Array.from({ length: 10 }, (_, i) => d.claimDue(`p${i}`, 2_000, 5_000, 10, 10)),
       );
       const ids = claims.flat().map((r) => r.id);
       expect(ids).toHaveLength(5);
       expect(new Set(ids).size).toBe(5);
       expect(ids).not.toContain(later.id);
       for (const r of claims.flat()) expect(r.attempt).toBe(1);
-      expect(await d.claimDue("late", 4_000, 8_000, 10)).toEqual([]);
-      const taken = await d.claimDue("late", 6_000, 9_000, 10);
+      expect(await d.claimDue("late", 4_000, 8_000, 10, 10)).toEqual([]);
+      const taken = await d.claimDue("late", 6_000, 9_000, 10, 10);
       expect(taken).toHaveLength(5);
       for (const r of taken) expect(r).toMatchObject({ attempt: 2, claimedBy: "late" });
       const first = claims.flat()[0]!;
@@ -197,15 +197,33 @@ export function deliveryStoreConformance(
       });
     });
 
+    it("keeps each subscription to its share of live claims", async () => {
+      const slow = subscriptionRow();
+      const other = subscriptionRow();
+      await d.createSubscription(slow);
+      await d.createSubscription(other);
+      for (let i = 0; i < 6; i++) await d.insertDelivery(delivery(slow.id));
+      const waiting = delivery(other.id, { nextAttemptMs: 1_500 });
+      await d.insertDelivery(waiting);
+      const first = await d.claimDue("p", 2_000, 9_000, 10, 2);
+      const bySub = (rows: { subscriptionId: string }[], id: string) =>
+        rows.filter((r) => r.subscriptionId === id).length;
+      expect(bySub(first, slow.id)).toBe(2);
+      expect(bySub(first, other.id)).toBe(1);
+      expect(await d.claimDue("q", 3_000, 9_000, 10, 2)).toEqual([]);
+      const again = await d.claimDue("q", 3_000, 9_000, 10, 4);
+      expect(bySub(again, slow.id)).toBe(2);
+    });
+
     it("holds a paused subscription's deliveries and releases them on resume", async () => {
       const sub = subscriptionRow({ status: "paused" });
       await d.createSubscription(sub);
       const held = delivery(sub.id, { nextAttemptMs: 50_000 });
       await d.insertDelivery(held);
-      expect(await d.claimDue("p", 60_000, 70_000, 10)).toEqual([]);
+      expect(await d.claimDue("p", 60_000, 70_000, 10, 10)).toEqual([]);
       expect(await d.updateSubscription(sub.id, { status: "active", updatedAt: AT })).toBe(true);
       expect(await d.rescheduleHeld(sub.id, 10_000)).toBe(1);
-      expect((await d.claimDue("p", 10_000, 20_000, 10)).map((r) => r.id)).toEqual([held.id]);
+      expect((await d.claimDue("p", 10_000, 20_000, 10, 10)).map((r) => r.id)).toEqual([held.id]);
     });
 
     it("rotates secrets and fails pending deliveries when the subscription is deleted", async () => {

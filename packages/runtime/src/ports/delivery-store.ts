@@ -131,9 +131,16 @@ export interface DeliveryStore {
 
   /**
    * Claims up to `limit` pending deliveries of active subscriptions that are due at `now` and
-   * not held by a live claim: each gets `holder`, the claim deadline and `attempt` + 1.
+   * not held by a live claim: each gets `holder`, the claim deadline and `attempt` + 1. No
+   * subscription ends up with more than `perSubscription` live claims (any process's).
    */
-  claimDue(holder: string, now: number, expiresAt: number, limit: number): Promise<DeliveryRow[]>;
+  claimDue(
+    holder: string,
+    now: number,
+    expiresAt: number,
+    limit: number,
+    perSubscription: number,
+  ): Promise<DeliveryRow[]>;
   /** Settles an attempt; false (nothing written) when `holder` no longer holds the claim. */
   finishAttempt(id: string, holder: string, outcome: AttemptOutcome): Promise<boolean>;
   getDelivery(id: string): Promise<DeliveryRow | null>;
