@@ -32,6 +32,7 @@ describe("published package.json", () => {
         "computers",
         "connections",
         "console",
+        "event-delivery",
         "event-receiver",
         "event-stream",
         "mcp",

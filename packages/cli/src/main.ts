@@ -23,6 +23,7 @@ const COMMANDS: Record<string, Run> = {
   memory: (rest) => remoteCommand("memory", rest),
   webhooks: (rest) => remoteCommand("webhooks", rest),
   schedules: (rest) => remoteCommand("schedules", rest),
+  events: (rest) => remoteCommand("events", rest),
   dev: (rest) => serveCommand(rest, "dev"),
   server: (rest) => serveCommand(rest, "server"),
   keys: keysCommand,

@@ -4,14 +4,22 @@
 // on one database share the work: a turn queued through any of them is claimed by exactly one
 // runtime (the lease decides), and SSE followers on any of them see every event.
 import { OpenComputerError } from "@opencomputer/agent";
-import type { RuntimeOptions, Store, TriggerStore, WorkSignal } from "@opencomputer/runtime";
+import type {
+  DeliveryStore,
+  RuntimeOptions,
+  Store,
+  TriggerStore,
+  WorkSignal,
+} from "@opencomputer/runtime";
 import {
+  createPostgresDeliveryStore,
   createPostgresMemoryStore,
   createPostgresSignal,
   createPostgresStore,
   createPostgresTriggerStore,
 } from "@opencomputer/store-postgres";
 import {
+  createSqliteDeliveryStore,
   createSqliteMemoryStore,
   createSqliteStore,
   createSqliteTriggerStore,
@@ -21,6 +29,8 @@ export interface OpenedStore {
   store: Store;
   /** Schedule runs and webhooks, on the same database. */
   triggers: TriggerStore;
+  /** Event subscriptions and their deliveries, on the same database. */
+  deliveries: DeliveryStore;
   /** Only for PostgreSQL; the runtime defaults to its in-process signal otherwise. */
   signal?: WorkSignal;
   /** Spread into createRuntime: the signal and the lease timings from the environment. */
@@ -101,6 +111,7 @@ export async function openStore(
     return {
       store,
       triggers: createSqliteTriggerStore(store),
+      deliveries: createSqliteDeliveryStore(store),
       runtimeOptions: { ...timings, memory },
       close: () => store.close(),
     };
@@ -120,6 +131,7 @@ export async function openStore(
   return {
     store,
     triggers: createPostgresTriggerStore(store),
+    deliveries: createPostgresDeliveryStore(store),
     signal,
     runtimeOptions: { ...timings, signal, memory: createPostgresMemoryStore(store) },
     async close() {

@@ -63,8 +63,13 @@ export interface VerifyOptions {
   toleranceSeconds?: number;
 }
 
-const header = (headers: VerifyOptions["headers"], name: string): string | null =>
-  headers instanceof Headers ? headers.get(name) : (headers[name] ?? null);
+/** A header by name, whatever its case in a plain record (as frameworks hand them over). */
+function header(headers: VerifyOptions["headers"], name: string): string | null {
+  if (headers instanceof Headers) return headers.get(name);
+  for (const [key, value] of Object.entries(headers))
+    if (key.toLowerCase() === name && value !== undefined) return value;
+  return null;
+}
 
 /**
  * True when the timestamp is within the tolerance of `now` and one `v1=` entry of

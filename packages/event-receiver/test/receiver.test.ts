@@ -70,6 +70,9 @@ describe("event delivery signatures", () => {
     expect(await verifyEventDelivery({ ...ok, headers: { "x-oc-signature": signature } })).toBe(
       false,
     );
+    // Frameworks hand over plain records with the sender's spelling of the names.
+    const capitalised = { "X-OC-Timestamp": String(now), "X-OC-Signature": signature };
+    expect(await verifyEventDelivery({ ...ok, headers: capitalised })).toBe(true);
   });
 });
 

@@ -14,7 +14,11 @@ import {
   turnViewShape,
 } from "../src/index.ts";
 import { approvalCardShape, decisionShape } from "../src/records/approval.ts";
-import { eventDeliveryShape } from "../src/records/event-delivery.ts";
+import {
+  eventDeliveryRecordShape,
+  eventDeliveryShape,
+  eventSubscriptionShape,
+} from "../src/records/event-delivery.ts";
 import { agentInputShape } from "../src/records/input.ts";
 import {
   memoryBindingViewShape,
@@ -74,6 +78,8 @@ const RECORDS: Array<[string, Shape<unknown>]> = [
   ["Webhook (`GET /webhooks/<id>`)", webhookRecordShape],
   ["Webhook request", webhookRequestShape],
   ["Event delivery body (HTTPS POST)", eventDeliveryShape],
+  ["Event subscription (`GET /event-subscriptions/<id>`)", eventSubscriptionShape],
+  ["Event delivery record (`…/deliveries/<id>`)", eventDeliveryRecordShape],
 ];
 
 /** A named shape describes itself by name; the records table spells it out once. */

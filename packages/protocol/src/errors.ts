@@ -48,6 +48,10 @@ export const API_ERROR_STATUS = {
   memory_limit_exceeded: 413,
   precondition_required: 428,
   project_not_found: 404,
+  // Event delivery (docs/event-delivery.md).
+  /** A subscription's body is invalid: the destination, an event type, the environment, … */
+  invalid_event_subscription: 400,
+  event_subscription_not_found: 404,
 } as const satisfies Record<string, number>;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

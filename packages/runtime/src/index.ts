@@ -67,6 +67,7 @@ export type {
   SkillSummary,
 } from "./ports/agent-resources.ts";
 export type { BuiltInResult, BuiltInTool, BuiltInToolContext } from "./ports/built-in-tool.ts";
+export type * from "./ports/delivery-store.ts";
 export {
   MCP_FAILURE_CODES,
   type McpCallOptions,

@@ -1,3 +1,4 @@
+import type { EventSubscriptions } from "@opencomputer/event-delivery";
 import type { Runtime } from "@opencomputer/runtime";
 import type { Webhooks } from "@opencomputer/webhooks";
 import type { Auth } from "./auth.ts";
@@ -9,6 +10,7 @@ import { errorResponse } from "./respond.ts";
 import { notFound, Router } from "./router.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { type Catalog, catalogRoutes } from "./routes/catalog.ts";
+import { eventSubscriptionRoutes } from "./routes/event-subscriptions.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { resultRoutes } from "./routes/results.ts";
@@ -36,6 +38,8 @@ export interface HandlerOptions {
   schedules?: SchedulesOptions;
   /** Serves `/webhooks…` and the ingress `POST /agent-webhooks/<id>/<token>` (no API key). */
   webhooks?: Webhooks;
+  /** Serves `/event-subscriptions…` (see @opencomputer/event-delivery). */
+  eventSubscriptions?: EventSubscriptions;
   /** Called with every unexpected error (the client only sees a generic 500). */
   onError?: (error: unknown) => void;
 }
@@ -68,6 +72,7 @@ export function createHandler(options: HandlerOptions): Handler {
   if (options.catalog) catalogRoutes(router, options.catalog);
   if (options.schedules) scheduleRoutes(router, ctx, options.schedules);
   if (options.webhooks) webhookRoutes(router, ctx, options.webhooks);
+  if (options.eventSubscriptions) eventSubscriptionRoutes(router, ctx, options.eventSubscriptions);
   const ingress = options.webhooks ? webhookIngress(options.webhooks) : null;
 
   const consoleFiles = options.console ? createConsoleFiles(options.console) : null;

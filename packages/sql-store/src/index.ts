@@ -7,6 +7,13 @@ export {
   TURN_FIELDS,
   turnUpdateRun,
 } from "./batch-ops.ts";
+export * from "./delivery-rows.ts";
+export {
+  DELIVERED_TYPES_SQL,
+  type DeliveryDdlTypes,
+  deliveryTablesDdl,
+} from "./delivery-schema.ts";
+export { SqlDeliveryStore } from "./delivery-store.ts";
 export * from "./memory-rows.ts";
 export * from "./row-mapping.ts";
 export * from "./trigger-rows.ts";

@@ -1,3 +1,4 @@
+export { createPostgresDeliveryStore } from "./delivery-store.ts";
 export { createPostgresMemoryStore, PostgresMemoryStore } from "./memory-store.ts";
 export { channelFor } from "./notify.ts";
 export {

@@ -11,6 +11,7 @@ import type pg from "pg";
 // filters. Ids and ISO timestamps are `COLLATE "C"`: byte order, as the engine compares them,
 // whatever the database's locale. `rid` is the insertion order.
 import { APPROVALS_V2 } from "./approvals.ts";
+import { DELIVERIES_V7 } from "./delivery-store.ts";
 import { MEMORY_V4 } from "./memory-schema.ts";
 import { TRIGGERS_V6 } from "./trigger-store.ts";
 import { WRITE_FUNCTION_V4 } from "./write-function.ts";
@@ -143,6 +144,7 @@ export const MIGRATIONS: readonly string[] = [
   MEMORY_V4,
   WRITE_FUNCTION_V4,
   TRIGGERS_V6,
+  DELIVERIES_V7,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

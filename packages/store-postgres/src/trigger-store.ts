@@ -15,6 +15,11 @@ function numbered(sql: string): string {
 
 /** The trigger tables of `store`'s database. */
 export function createPostgresTriggerStore(store: PostgresStore): SqlTriggerStore {
+  return new SqlTriggerStore(postgresExecutor(store));
+}
+
+/** Runs the shared statements (with `?` placeholders) on `store`'s pool. */
+export function postgresExecutor(store: PostgresStore): SqlExecutor {
   const texts = new Map<string, string>();
   const text = (sql: string) => {
     let out = texts.get(sql);
@@ -24,7 +29,7 @@ export function createPostgresTriggerStore(store: PostgresStore): SqlTriggerStor
     }
     return out;
   };
-  const executor: SqlExecutor = {
+  return {
     async all(sql, params) {
       try {
         const { rows } = await store.pool.query(text(sql), params as unknown[]);
@@ -42,5 +47,4 @@ export function createPostgresTriggerStore(store: PostgresStore): SqlTriggerStor
       }
     },
   };
-  return new SqlTriggerStore(executor);
 }

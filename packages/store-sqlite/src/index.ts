@@ -1,3 +1,4 @@
+export { createSqliteDeliveryStore } from "./delivery-store.ts";
 export type { GroupClock } from "./group-commit.ts";
 export { createSqliteMemoryStore, SqliteMemoryStore } from "./memory-store.ts";
 export { SCHEMA_VERSION } from "./schema.ts";

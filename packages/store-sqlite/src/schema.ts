@@ -6,6 +6,7 @@
 import { StoreError } from "@opencomputer/runtime";
 import type Database from "better-sqlite3";
 import { APPROVALS_V2 } from "./approval-rows.ts";
+import { DELIVERIES_V7 } from "./delivery-store.ts";
 import { MEMORY_V5 } from "./memory-schema.ts";
 import { TRIGGERS_V6 } from "./trigger-store.ts";
 
@@ -150,6 +151,7 @@ export const MIGRATIONS: readonly string[] = [
   JOURNAL_V4,
   MEMORY_V5,
   TRIGGERS_V6,
+  DELIVERIES_V7,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -10,6 +10,11 @@ export const TRIGGERS_V6 = triggerTablesDdl("TEXT", "INTEGER");
 
 /** The trigger tables of `store`'s database. */
 export function createSqliteTriggerStore(store: SqliteStore): SqlTriggerStore {
+  return new SqlTriggerStore(sqliteExecutor(store));
+}
+
+/** Runs the shared statements on `store`'s connection, each autocommitted outside the group. */
+export function sqliteExecutor(store: SqliteStore): SqlExecutor {
   const cache = new Map<string, Database.Statement>();
   const prepared = (db: Database.Database, sql: string) => {
     let statement = cache.get(sql);
@@ -26,11 +31,10 @@ export function createSqliteTriggerStore(store: SqliteStore): SqlTriggerStore {
       return Promise.reject(toStoreError(error));
     }
   };
-  const executor: SqlExecutor = {
+  return {
     // All the shared statements that return rows are SELECTs or … RETURNING (readers).
     all: (sql, params) =>
       run((db) => prepared(db, sql).all(...params) as Record<string, unknown>[]),
     run: (sql, params) => run((db) => prepared(db, sql).run(...params).changes),
   };
-  return new SqlTriggerStore(executor);
 }

@@ -5,6 +5,7 @@ import { DEPLOY_USAGE } from "./deploy.ts";
 import { INIT_USAGE } from "./init.ts";
 import { LINK_USAGE, LOGIN_USAGE } from "./login.ts";
 import { APPROVALS_USAGE } from "./remote/approvals.ts";
+import { EVENTS_USAGE } from "./remote/events.ts";
 import { MEMORY_USAGE } from "./remote/memory.ts";
 import { RESULTS_USAGE } from "./remote/results.ts";
 import { SCHEDULES_USAGE } from "./remote/schedules.ts";
@@ -60,6 +61,11 @@ export const HELP: Record<string, CommandHelp> = {
     summary: `Webhook URLs that start sessions (create and rotate-token show the URL once). ${SERVER_NOTE}`,
     usage: `${WEBHOOKS_USAGE}
   e.g.  opencomputer webhooks create sentry --agent triage --environment production`,
+  },
+  events: {
+    summary: `Event subscriptions: signed HTTPS delivery of turn outcomes (create and rotate-secret show the secret once). ${SERVER_NOTE}`,
+    usage: `${EVENTS_USAGE}
+  e.g.  opencomputer events create https://app.example.com/oc/events --environment production`,
   },
   schedules: {
     summary: `Deployed schedules: run one now, read its run history. ${SERVER_NOTE}`,

@@ -18,6 +18,7 @@ import { createOtlpTracing, tracingConfig } from "@opencomputer/telemetry";
 import { noExtra, parse } from "../args.ts";
 import { projectComputers } from "../computers.ts";
 import { projectEgress } from "../egress.ts";
+import { startEventDelivery } from "../event-delivery.ts";
 import { cliExecution, startExecution } from "../execution.ts";
 import { projectPricer } from "../prices.ts";
 import { openStore } from "../store-url.ts";
@@ -119,12 +120,14 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   const auth = createKeyFileAuth(keyFilePath(projectDir), envKeys);
   const catalog = createDeploymentCatalog(projectDir, { isolation });
   const triggers = startTriggers(projectDir, runtime, opened.triggers);
+  const delivery = startEventDelivery(runtime.runtimeId, opened.deliveries, mode === "dev");
   const handler = createHandler({
     runtime,
     auth,
     catalog,
     console: { dir: consoleDistDir },
     ...triggers.handler,
+    ...delivery.handler,
   });
   const served = await serve(handler, { port });
   process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
@@ -149,6 +152,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   watcher?.close();
   await served.close();
   await triggers.close();
+  await delivery.close();
   await runtime.close();
   await tracing?.close();
   await running.close();

@@ -1,6 +1,7 @@
 import { OpenComputerError } from "@opencomputer/agent";
 import { ApiClient } from "../../client.ts";
 import { approvalsRemote } from "./approvals.ts";
+import { eventsRemote } from "./events.ts";
 import { memoryRemote } from "./memory.ts";
 import { resultsRemote } from "./results.ts";
 import { schedulesRemote } from "./schedules.ts";
@@ -37,6 +38,8 @@ export async function remoteCommand(group: string, argv: string[]): Promise<numb
         return await webhooksRemote(client, argv);
       case "schedules":
         return await schedulesRemote(client, argv);
+      case "events":
+        return await eventsRemote(client, argv);
       default:
         throw new OpenComputerError("usage", `Unknown command "${group}"`);
     }
