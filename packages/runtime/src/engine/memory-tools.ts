@@ -206,7 +206,8 @@ async function save(
     conflicts?.get(doc) ?? target.revision!,
   );
   if (outcome.status === "conflict" && scope.memory) {
-    (scope.memory.conflicts ??= new Map()).set(doc, outcome.document.revision);
+    scope.memory.conflicts ??= new Map();
+    scope.memory.conflicts.set(doc, outcome.document.revision);
   } else if (outcome.status === "saved") {
     conflicts?.delete(doc);
   }
