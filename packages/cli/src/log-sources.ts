@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { OpenComputerError } from "@opencomputer/agent";
+import { readEventStream } from "@opencomputer/event-stream";
 import type { SessionEvent } from "@opencomputer/protocol";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import { ApiClient, seg } from "./client.ts";
@@ -28,6 +29,16 @@ export interface LogSource {
   session(id: string): Promise<LogSession>;
   /** Events after `after`, a page at a time (EVENT_PAGE). */
   events(sessionId: string, after: number, signal?: AbortSignal): Promise<SessionEvent[]>;
+  /**
+   * Streams one session's events after `after` as they are committed, until the stream ends or
+   * `signal` aborts (a server's SSE route). Absent: the caller polls `events`.
+   */
+  follow?(
+    sessionId: string,
+    after: number,
+    onEvents: (events: SessionEvent[]) => void,
+    signal: AbortSignal,
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,6 +61,14 @@ export function serverSource(api: ApiClient): LogSource {
         signal,
       );
       return page.events;
+    },
+    async follow(sessionId, after, onEvents, signal) {
+      const response = await api.stream(
+        `/sessions/${seg(sessionId)}/events?after=${after}`,
+        signal,
+      );
+      if (!response.body) return;
+      await readEventStream<SessionEvent>(response.body, { events: onEvents });
     },
     async close() {},
   };

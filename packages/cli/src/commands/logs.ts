@@ -67,6 +67,12 @@ export async function logsCommand(argv: string[], options: LogsOptions = {}): Pr
     const first = await reader.read(stop.signal);
     for (const { event, agentId } of first.slice(-limit)) print(event, agentId);
     while (values.follow && !stop.signal.aborted) {
+      if (values.session && source.follow) {
+        // One session on a server: its SSE stream, reconnecting from the cursor when it drops.
+        await reader.stream(values.session, stop.signal, print).catch((error: unknown) => {
+          if (!stop.signal.aborted && !(error instanceof Error)) throw error;
+        });
+      }
       await sleep(POLL_MS, stop.signal);
       if (stop.signal.aborted) break;
       for (const { event, agentId } of await reader.read(stop.signal)) print(event, agentId);
@@ -150,13 +156,39 @@ class LogReader {
         if (page.length < EVENT_PAGE) break;
       }
     }
-    return found.sort(
-      (a, b) =>
-        a.event.timestamp.localeCompare(b.event.timestamp) ||
-        a.event.sessionId.localeCompare(b.event.sessionId) ||
-        a.event.seq - b.event.seq,
+    return byTime(found);
+  }
+
+  /** Streams one session already read once (its cursor is known) until the stream ends. */
+  async stream(
+    sessionId: string,
+    signal: AbortSignal,
+    print: (event: SessionEvent, agentId: string) => void,
+  ): Promise<void> {
+    const cursor = this.#cursors.get(sessionId);
+    if (!cursor || !this.source.follow) return;
+    await this.source.follow(
+      sessionId,
+      cursor.after,
+      (events) => {
+        for (const event of events) {
+          if (event.seq <= cursor.after) continue;
+          cursor.after = event.seq;
+          if (matches(event, this.filter)) print(event, cursor.agentId);
+        }
+      },
+      signal,
     );
   }
+}
+
+function byTime(found: Array<{ event: SessionEvent; agentId: string }>) {
+  return found.sort(
+    (a, b) =>
+      a.event.timestamp.localeCompare(b.event.timestamp) ||
+      a.event.sessionId.localeCompare(b.event.sessionId) ||
+      a.event.seq - b.event.seq,
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
