@@ -331,6 +331,7 @@ describe("HTTP memory through the egress gateway", () => {
       ["garbage", "memory_provider_invalid"],
       ["huge", "memory_provider_too_large"],
       ["conflict", "memory_provider_conflict"],
+      ["echo", "memory_provider_error"],
     ];
     for (const [odd, code] of cases) {
       service.misbehave.tool.push(odd as "garbage");
@@ -338,6 +339,9 @@ describe("HTTP memory through the egress gateway", () => {
       expect(run.turn.status).toBe("completed");
       const failed = ofType(run.events, "tool.failed")[0]!;
       expect(failed.data.code).toBe(code);
+      // The gateway replaced the echoed credential before the runtime read the answer.
+      expect(JSON.stringify(run.events)).not.toContain(SECRET);
+      if (odd === "echo") expect(failed.data.message).toContain("rejected Bearer [secret]");
       expect(ofType(run.events, "memory.saved")).toEqual([]);
     }
     // A write that is not idempotent is not retried after a timeout: the model hears "uncertain".

@@ -12,7 +12,7 @@ export interface ServiceRequest {
 }
 
 /** How the service answers an operation instead of following the protocol. */
-export type Misbehaviour = "garbage" | "huge" | "conflict" | "silent" | "unavailable";
+export type Misbehaviour = "garbage" | "huge" | "conflict" | "silent" | "unavailable" | "echo";
 
 export interface MemoryService {
   url: string;
@@ -45,6 +45,12 @@ export async function startMemoryService(token: string): Promise<MemoryService> 
     if (odd === "garbage") return void res.writeHead(200).end("<html>not json</html>");
     if (odd === "huge") return void json(200, { text: "x".repeat(70 * 1024), sources: [] });
     if (odd === "unavailable") return void json(503, { error: { code: "busy", message: "later" } });
+    if (odd === "echo") {
+      // A careless service quoting the request's credential in its error.
+      return void json(400, {
+        error: { code: "bad", message: `rejected ${req.headers.authorization}` },
+      });
+    }
     if (odd === "silent") return; // never answers; the runtime's deadline ends the request
     if (odd === "conflict") {
       return void json(409, {

@@ -103,6 +103,8 @@ export async function callProvider(
       }
       if (wait === undefined) throw refusal(resource, answer);
     } catch (error) {
+      // The turn was interrupted or its runtime is closing: whoever aborted it settles it.
+      if (scope.signal.aborted) throw error;
       if (!(error instanceof MemoryProviderError) || !error.uncertain || attempt >= attempts) {
         throw error;
       }

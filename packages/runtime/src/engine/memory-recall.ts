@@ -106,7 +106,8 @@ export async function recallMemory(scope: TurnScope): Promise<Recalled | undefin
         recalled.projections[binding.resource] = got.projection;
         if (got.cursor !== undefined) entry.cursor = got.cursor;
       } catch (error) {
-        if (!(error instanceof MemoryProviderError)) throw error;
+        // An aborted turn is not a failed recall: the abort's owner settles the turn.
+        if (!(error instanceof MemoryProviderError) || scope.signal.aborted) throw error;
         return `Memory ${binding.resource}/${binding.id} could not be recalled: ${error.code}: ${error.message}`;
       }
     }
