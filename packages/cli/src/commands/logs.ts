@@ -9,7 +9,7 @@ import { eventSummary } from "../format.ts";
 import { EVENT_PAGE, type LogSession, type LogSource, openLogSource } from "../log-sources.ts";
 
 export const LOGS_USAGE =
-  "opencomputer logs [--session ID] [--agent ID] [--type T[,T]] [--since TIME] [--limit N] [--follow] [--json] [--local | --server]";
+  "opencomputer logs [--session ID] [--agent ID] [--type T[,T]] [--since TIME] [--limit N] [--follow] [--json] [--local | --server] [--dir DIR]";
 
 const POLL_MS = 500;
 const DEFAULT_LIMIT = 200;
@@ -43,6 +43,7 @@ export async function logsCommand(argv: string[], options: LogsOptions = {}): Pr
     json: { type: "boolean" },
     local: { type: "boolean" },
     server: { type: "boolean" },
+    dir: { type: "string" },
   });
   noExtra(positionals, 0, LOGS_USAGE);
   const now = options.now ?? Date.now;
@@ -54,7 +55,7 @@ export async function logsCommand(argv: string[], options: LogsOptions = {}): Pr
   const write = options.write ?? (values.json ? (line: string) => json(JSON.parse(line)) : out);
   const print = (e: SessionEvent, agentId: string) =>
     write(values.json ? JSON.stringify({ ...e, agentId }) : formatLogLine(e, agentId));
-  const source = openLogSource(options.dir ?? ".", values, options.env);
+  const source = openLogSource(options.dir ?? values.dir ?? ".", values, options.env);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   options.signal?.addEventListener("abort", onSignal, { once: true });
