@@ -29,6 +29,7 @@ import {
   statementsTable,
 } from "./statements.ts";
 import { collectGarbage, gcExposed, type LatencySummary } from "./stats.ts";
+import { benchTracing } from "./tracing.ts";
 
 const BENCHMARKS = [
   "bare",
@@ -39,6 +40,7 @@ const BENCHMARKS = [
   "engine-worker",
   "engine-mock",
   "paired",
+  "tracing",
   "concurrent",
   "long-session",
   "build",
@@ -57,6 +59,8 @@ const DESCRIPTIONS: Record<BenchName, string> = {
   "engine-worker": "engine with the agent's code in a worker process (IPC per render and call)",
   "engine-mock": "engine with the ai-sdk peer's model (MockLanguageModelV3) instead of the script",
   paired: "ai-sdk and engine runs alternated one by one (a noisy machine's slow spells hit both)",
+  tracing:
+    "engine with tracing off (default) and with OTel tracing to a counting exporter, alternated",
   concurrent: "sessions started together in one process, then all awaited",
   "long-session":
     "one session, turn after turn (--turns, default 400): p50 of the first and last turns",
@@ -149,10 +153,16 @@ function parseOptions() {
 }
 
 /** The two sides of the paired benchmark, as rows of the latency table. */
-type PairedName = "paired ai-sdk" | "paired engine";
+type PairedName = "paired ai-sdk" | "paired engine" | "tracing off" | "tracing on";
 
 function ratios(latency: Partial<Record<BenchName | PairedName, LatencySummary>>): Ratio[] {
   const out: Ratio[] = [];
+  const tracedOn = latency["tracing on"];
+  const tracedOff = latency["tracing off"];
+  if (tracedOn && tracedOff) {
+    out.push({ name: "tracing: on p50 / off p50", value: tracedOn.p50Us / tracedOff.p50Us });
+    out.push({ name: "tracing: on mean / off mean", value: tracedOn.meanUs / tracedOff.meanUs });
+  }
   const pairedEngine = latency["paired engine"];
   const pairedAiSdk = latency["paired ai-sdk"];
   if (pairedEngine && pairedAiSdk) {
@@ -220,6 +230,7 @@ async function main() {
   let sse: SseResult | null = null;
   let statements: StatementCount[] | null = null;
   let longSession: LongSessionResult | null = null;
+  let spansPerRun: number | null = null;
 
   for (const name of BENCHMARKS) {
     if (!opts.only.has(name)) continue;
@@ -241,6 +252,11 @@ async function main() {
       const paired = await benchPaired(scenario, sizes);
       latency["paired ai-sdk"] = paired.aiSdk;
       latency["paired engine"] = paired.engine;
+    } else if (name === "tracing") {
+      const traced = await benchTracing(sizes);
+      latency["tracing off"] = traced.off;
+      latency["tracing on"] = traced.on;
+      spansPerRun = traced.spansPerRun;
     } else if (name === "build") buildReport = benchBuild();
     else if (name === "cluster") cluster = await benchCluster();
     else if (name === "sse") sse = await benchSse();
@@ -257,6 +273,7 @@ async function main() {
   if (phases) console.log(`${phases}\n`);
   const computed = ratios(latency);
   if (computed.length > 0) console.log(`${ratioTable(computed)}\n`);
+  if (spansPerRun !== null) console.log(`tracing on: ${spansPerRun} spans per run\n`);
   if (concurrent) console.log(`${concurrentTable(concurrent)}\n`);
   if (buildReport) console.log(`${buildReport}\n`);
   if (cluster) console.log(`${clusterTable(cluster)}\n`);
@@ -276,6 +293,7 @@ async function main() {
     sse,
     statements,
     longSession,
+    spansPerRun,
   };
   writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`results written to ${opts.out}`);

@@ -235,6 +235,9 @@ function checkMaxBytes(value: unknown): number {
   return value;
 }
 
+/** memory_save, memory_read and memory_list are document memory's tools. */
+const RESERVED_TOOL_NAMES = ["save", "read", "list"];
+
 function checkTools(value: unknown): HttpMemoryTool[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
@@ -266,6 +269,13 @@ function checkTools(value: unknown): HttpMemoryTool[] {
     }
     if (names.has(name))
       fail(undefined, `${at}.name`, `two tools are named ${JSON.stringify(name)}`);
+    if (RESERVED_TOOL_NAMES.includes(name)) {
+      fail(
+        undefined,
+        `${at}.name`,
+        `"${name}" would be the model's memory_${name}, which document memory uses; choose another name`,
+      );
+    }
     names.add(name);
     if (typeof description !== "string" || description.trim() === "") {
       fail(undefined, `${at}.description`, `"description" must be a non-empty string`);

@@ -144,6 +144,12 @@ describe("defineMemory", () => {
     expect(
       refusal(() => httpMemory({ connection, path: "/oc-memory", tools: [tool, tool] })).path,
     ).toBe("provider.tools[1].name");
+    // memory_save, memory_read and memory_list belong to document memory.
+    const reserved = refusal(() =>
+      httpMemory({ connection, path: "/oc-memory", tools: [{ ...tool, name: "save" }] }),
+    );
+    expect(reserved.path).toBe("provider.tools[0].name");
+    expect(reserved.message).toContain("memory_save");
     expect(
       refusal(() =>
         httpMemory({

@@ -11,6 +11,7 @@ import { type BuildError, type BuildWarning, sortErrors } from "./errors.ts";
 import { type BuildIsolation, buildIsolation } from "./isolation.ts";
 import { checkMcpConnections } from "./mcp-servers.ts";
 import { loadProjectMemory } from "./memory.ts";
+import { withMemoryConnections } from "./memory-connections.ts";
 import { deploymentsDir } from "./project.ts";
 import { connectionErrors, type References } from "./references.ts";
 
@@ -57,14 +58,16 @@ export async function buildProject(dir: string, options: BuildOptions = {}): Pro
     ...memory.errors,
     ...unknownConnections(analysis.references, connections.byAgent),
   ];
-  // MCP servers name connections; the agent's connections now include the inline ones.
+  // MCP servers and HTTP memory name connections; the agent's connections include those too.
   const agentConnections = new Map<string, ConnectionDeclaration[]>();
   for (const agent of agents) {
     const mcp = analysis.mcp.get(agent.agentId);
     const declared = connections.byAgent.get(agent.agentId) ?? [];
+    const withMcp = mcp ? checkMcpConnections(agent.agentId, mcp, declared, errors) : declared;
+    const resources = memory.byAgent.get(agent.agentId);
     agentConnections.set(
       agent.agentId,
-      mcp ? checkMcpConnections(agent.agentId, mcp, declared, errors) : declared,
+      resources ? withMemoryConnections(agent.agentId, resources, withMcp, errors) : withMcp,
     );
   }
   const confined = analysis.isolation;

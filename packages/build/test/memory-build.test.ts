@@ -42,6 +42,22 @@ describe("memory declarations", { timeout: 120_000 }, () => {
         provider: { kind: "document", maxBytes: 8192 },
       },
     ]);
+    // The connection given to httpMemory is recorded with the agent's connections, so the
+    // egress gateway lets the provider's requests through.
+    const keeper = built.deployments.find((d) => d.agentId === "keeper")!;
+    expect(keeper.memory?.map((m) => [m.id, m.provider.kind])).toEqual([
+      ["knowledge", "http"],
+      ["team", "document"],
+    ]);
+    expect(keeper.connections).toEqual([
+      {
+        id: "memory-service",
+        origin: "https://memory.example.com",
+        headers: { authorization: { secret: "MEMORY_TOKEN", prefix: "Bearer " } },
+        methods: ["POST"],
+        pathPrefix: "/oc-memory",
+      },
+    ]);
     const agents = createDeploymentAgents(project.dir);
     const { deploymentId } = await agents.describe("workshop@development");
     expect(await agents.memory!("workshop", deploymentId)).toEqual(deployment.memory);

@@ -9,7 +9,12 @@ function short(value: unknown): string {
 
 /** One event as a line a person can scan; types newer than this CLI print their data. */
 export function formatEvent(e: SessionEvent): string {
-  const head = `${String(e.seq).padStart(4)}  ${e.type.padEnd(24)}`;
+  return `${String(e.seq).padStart(4)}  ${e.type.padEnd(24)}${eventSummary(e)}`;
+}
+
+/** What an event says, in a few words (its type's fields; else its data, shortened). */
+export function eventSummary(e: SessionEvent): string {
+  const head = "";
   switch (e.type) {
     case "message.completed":
       return `${head}${short(e.data.text)}`;

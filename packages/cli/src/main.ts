@@ -5,6 +5,7 @@ import { allHelp, commandHelp, HELP, nearestCommand } from "./commands/help.ts";
 import { initCommand } from "./commands/init.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { linkCommand, loginCommand } from "./commands/login.ts";
+import { logsCommand } from "./commands/logs.ts";
 import { isRemoteSession, remoteCommand } from "./commands/remote/index.ts";
 import { rollbackCommand } from "./commands/rollback.ts";
 import { secretsCommand } from "./commands/secrets.ts";
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, Run> = {
   session: (rest) =>
     isRemoteSession(rest[0]) ? remoteCommand("session", rest) : sessionCommand(rest),
   sessions: (rest) => remoteCommand("sessions", rest),
+  logs: (rest) => logsCommand(rest),
   results: (rest) => remoteCommand("results", rest),
   approvals: (rest) => remoteCommand("approvals", rest),
   memory: (rest) => remoteCommand("memory", rest),

@@ -116,6 +116,8 @@ export interface MemorySave {
   documentId: string;
   revision: string;
   bytes: number;
+  /** The HTTP provider's write tool that saved (absent for document memory). */
+  tool?: string;
 }
 
 export const emptyState: AgentState = Object.freeze({

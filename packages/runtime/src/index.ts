@@ -17,6 +17,11 @@ export { INPUT_LIMITS, InputError } from "./engine/input.ts";
 export { mcpToolName } from "./engine/mcp-names.ts";
 export { MCP_MAX_TOOLS_PER_SERVER } from "./engine/mcp-turn.ts";
 export type { MemoryApi, MemoryScopeRef } from "./engine/memory-api.ts";
+export {
+  HTTP_MEMORY_LIMITS,
+  type HttpMemorySettings,
+  MemoryProviderError,
+} from "./engine/memory-http.ts";
 export { Notifier } from "./engine/notifier.ts";
 export { RESULT_LIMIT_BYTES } from "./engine/result-commit.ts";
 export {

@@ -4,6 +4,7 @@
 import { DEPLOY_USAGE } from "./deploy.ts";
 import { INIT_USAGE } from "./init.ts";
 import { LINK_USAGE, LOGIN_USAGE } from "./login.ts";
+import { LOGS_USAGE } from "./logs.ts";
 import { APPROVALS_USAGE } from "./remote/approvals.ts";
 import { EVENTS_USAGE } from "./remote/events.ts";
 import { MEMORY_USAGE } from "./remote/memory.ts";
@@ -41,6 +42,12 @@ export const HELP: Record<string, CommandHelp> = {
     summary: `Follow a session's events. ${SERVER_NOTE}`,
     usage: `${SESSIONS_USAGE}
   e.g.  opencomputer sessions tail ses_0123… --json`,
+  },
+  logs: {
+    summary:
+      "The events of the project's sessions, one line each (time, session, agent, type, summary) or JSON Lines; from the server when one is configured, else the embedded store.",
+    usage: `${LOGS_USAGE}
+  e.g.  opencomputer logs --agent support --type tool.failed,turn.failed --since 1h --follow`,
   },
   results: {
     summary: `Read a session's result records. ${SERVER_NOTE}`,

@@ -1,8 +1,11 @@
-import { integer, object, string } from "../shape.ts";
+import { integer, object, optional, string } from "../shape.ts";
 
 /**
  * Memory the session changed. Reported best-effort: the save commits in the memory store on its
- * own, so a reader treats the event as a hint to read the document again.
+ * own, so a reader treats the event as a hint to read the document again. A write tool of an
+ * HTTP provider reports too: `documentId` is then the bound namespace, `revision` the provider's
+ * `result.revision` (else the operation id), `bytes` the size of the arguments sent, and `tool`
+ * the provider's tool.
  */
 export const memoryEvents = {
   "memory.saved": object({
@@ -10,5 +13,6 @@ export const memoryEvents = {
     documentId: string(),
     revision: string(),
     bytes: integer(),
+    tool: optional(string()),
   }),
 };

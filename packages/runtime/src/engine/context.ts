@@ -9,6 +9,7 @@ import type { Tracing } from "../ports/tracing.ts";
 import type { Deadlines } from "./deadlines.ts";
 import type { ProcessProbe } from "./incarnation.ts";
 import type { McpSettings } from "./mcp-turn.ts";
+import type { HttpMemorySettings } from "./memory-http.ts";
 import type { Notifier } from "./notifier.ts";
 import type { CreationMemo } from "./session-data.ts";
 import type { SubagentHost } from "./subagent-host.ts";
@@ -49,6 +50,8 @@ export interface EngineContext {
   models: ModelResolver;
   /** Memory documents and session bindings; without it sessions cannot bind memory. */
   memory?: MemoryStore;
+  /** Time limits of HTTP memory providers' operations. */
+  httpMemory?: HttpMemorySettings;
   /** The model of an agent that selects none (`DEFAULT_MODEL` unless the options say). */
   defaultModel: string;
   /** The MCP client and its time limits; absent when the runtime was given none. */

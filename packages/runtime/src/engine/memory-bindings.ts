@@ -4,6 +4,7 @@
 
 import type { MemoryDeclaration } from "@opencomputer/agent/internal";
 import type { MemoryBindingView, SessionStatus } from "@opencomputer/protocol";
+import { canonicalJson } from "../digest.ts";
 import { MemoryError } from "../ports/memory-errors.ts";
 import { MEMORY_LIMITS } from "../ports/memory-rules.ts";
 import type { MemoryBindingRecord, MemoryStore, NewMemoryBinding } from "../ports/memory-store.ts";
@@ -131,7 +132,34 @@ export async function admitBindings(
       access: b.access,
     });
   }
+  sameToolsAgree(requested, declared);
   await memory.bindSession(where.sessionId, bindings);
+}
+
+/**
+ * Two bound HTTP resources may declare a tool of one name only with one input schema: the model
+ * sees one `memory_<name>` tool and picks the resource with its `memory` argument.
+ */
+function sameToolsAgree(
+  requested: readonly RequestedBinding[],
+  declared: ReadonlyMap<string, MemoryDeclaration>,
+): void {
+  const seen = new Map<string, { resource: string; input: string }>();
+  for (const b of requested) {
+    const provider = declared.get(b.resource)?.provider;
+    if (provider?.kind !== "http") continue;
+    for (const tool of provider.tools) {
+      const input = canonicalJson(tool.input);
+      const first = seen.get(tool.name);
+      if (!first) seen.set(tool.name, { resource: b.resource, input });
+      else if (first.input !== input) {
+        fail(
+          `memory.${b.resource}`,
+          `${b.resource} and ${first.resource} both declare the tool ${JSON.stringify(tool.name)} with different input schemas; bind one of them, or give the tools one schema`,
+        );
+      }
+    }
+  }
 }
 
 /** Whether a replayed create asked for the bindings the session has. */

@@ -13,6 +13,8 @@ import type {
   MemoryDocumentRecord,
   MemoryStore,
 } from "../ports/memory-store.ts";
+import { type HttpMemoryDeclaration, MemoryProviderError } from "./memory-http.ts";
+import { recallNamespace } from "./memory-http-recall.ts";
 import type { TurnScope } from "./turn-scope.ts";
 
 /** What one render was given: the projections, and per resource its binding and revision. */
@@ -26,6 +28,8 @@ export interface RecalledBinding {
   declaration: MemoryDeclaration | undefined;
   /** Scope `document`: the revision the render saw. */
   revision?: string;
+  /** Scope `namespace`: the provider's read state from the recall, for this render's tools. */
+  cursor?: string;
 }
 
 /** The session's bindings and the deployment's declarations, read once per turn. */
@@ -94,7 +98,18 @@ export async function recallMemory(scope: TurnScope): Promise<Recalled | undefin
     } else if (binding.scope === "collection") {
       recalled.projections[binding.resource] = await overview(memory, binding);
     } else {
-      return `Memory ${binding.resource}: namespace bindings (HTTP memory providers) cannot be recalled by this runtime`;
+      if (declaration?.provider.kind !== "http") {
+        return `Memory ${binding.resource}: the deployment no longer declares it as HTTP memory`;
+      }
+      try {
+        const got = await recallNamespace(scope, binding, declaration as HttpMemoryDeclaration);
+        recalled.projections[binding.resource] = got.projection;
+        if (got.cursor !== undefined) entry.cursor = got.cursor;
+      } catch (error) {
+        // An aborted turn is not a failed recall: the abort's owner settles the turn.
+        if (!(error instanceof MemoryProviderError) || scope.signal.aborted) throw error;
+        return `Memory ${binding.resource}/${binding.id} could not be recalled: ${error.code}: ${error.message}`;
+      }
     }
     recalled.bound.set(binding.resource, entry);
   }

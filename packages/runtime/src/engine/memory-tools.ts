@@ -11,6 +11,11 @@ import { MEMORY_LIMITS } from "../ports/memory-rules.ts";
 import type { AgentSaveOutcome, MemoryDocumentRecord } from "../ports/memory-store.ts";
 import type { ToolCallRecord } from "../ports/records.ts";
 import type { NewEvent } from "../ports/store.ts";
+import {
+  addHttpMemoryTools,
+  executeHttpMemoryCall,
+  httpMemoryModelTool,
+} from "./memory-http-tools.ts";
 import { type Recalled, type RecalledBinding, recallOf } from "./memory-recall.ts";
 import { commitFailure, commitSuccess } from "./tool-call.ts";
 import type { TurnScope } from "./turn-scope.ts";
@@ -20,6 +25,8 @@ export const MEMORY_READ = "memory_read";
 export const MEMORY_LIST = "memory_list";
 
 type MemoryTool = typeof MEMORY_SAVE | typeof MEMORY_READ | typeof MEMORY_LIST;
+
+const BUILT_IN: ReadonlySet<string> = new Set([MEMORY_SAVE, MEMORY_READ, MEMORY_LIST]);
 
 /** The resources of this render each memory tool may target, in binding order. */
 function eligible(render: RenderedAgent, recalled: Recalled, tool: MemoryTool): RecalledBinding[] {
@@ -48,6 +55,7 @@ export function memoryToolsOf(render: RenderedAgent): Map<string, RecalledBindin
     const targets = eligible(render, recalled, tool);
     if (targets.length > 0) tools.set(tool, targets);
   }
+  addHttpMemoryTools(render, recalled, tools);
   return tools;
 }
 
@@ -56,6 +64,7 @@ export function memoryModelTool(
   name: string,
   targets: readonly RecalledBinding[],
 ): LanguageModelV3FunctionTool {
+  if (!BUILT_IN.has(name)) return httpMemoryModelTool(name, targets);
   const resources = targets.map((t) => t.binding.resource);
   const guidance = targets
     .map((t) => `- ${t.binding.resource}: ${t.declaration?.description ?? ""}`.trimEnd())
@@ -119,6 +128,12 @@ export async function executeMemoryCall(
     return commitFailure(scope, call, `The arguments for ${call.tool} are not a JSON object`);
   }
   const input = args as Record<string, JsonValue>;
+  if (!BUILT_IN.has(call.tool)) {
+    const chosen = chooseTarget(call.tool, input.memory, targets, scope);
+    if (typeof chosen === "string") return commitFailure(scope, call, chosen);
+    if ("status" in chosen) return commitSuccess(scope, call, chosen as unknown as JsonValue);
+    return executeHttpMemoryCall(scope, call, chosen, input);
+  }
   const allowed =
     call.tool === MEMORY_SAVE
       ? ["memory", "text", "summary"]

@@ -16,6 +16,7 @@ import type { EgressSource, EngineContext, Logger } from "./context.ts";
 import { Deadlines } from "./deadlines.ts";
 import { runtimeDefaultTools } from "./default-tools.ts";
 import { type ProcessProbe, procProbe, withIncarnation } from "./incarnation.ts";
+import { DEFAULT_HTTP_MEMORY, type HttpMemorySettings } from "./memory-http.ts";
 import { Notifier } from "./notifier.ts";
 import { CreationMemo } from "./session-data.ts";
 import { DEFAULT_MODEL } from "./step-model.ts";
@@ -83,6 +84,8 @@ export interface RuntimeOptions {
    * `createPostgresMemoryStore`); without it, sessions that bind memory are refused.
    */
   memory?: MemoryStore;
+  /** Time limits of HTTP memory providers' operations (docs/memory.md, "HTTP memory"). */
+  httpMemory?: Partial<HttpMemorySettings>;
   /** The MCP client for servers agents attach with useMcpServer (docs/mcp.md). */
   mcp?: McpOptions;
 }
@@ -139,6 +142,7 @@ export function createEngineContext(
     execution: running.execution,
     ...(options.egress ? { egress: options.egress } : {}),
     ...(options.memory ? { memory: options.memory } : {}),
+    httpMemory: { ...DEFAULT_HTTP_MEMORY, ...options.httpMemory },
     models: options.models,
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     ...(options.mcp

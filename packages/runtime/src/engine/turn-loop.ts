@@ -238,6 +238,13 @@ async function prepareStep(scope: TurnScope, agent: AgentHandle): Promise<StepCa
 
 /** After a crash: calls the dead runtime started are run again, with the same toolCallId. */
 async function resumePendingCalls(scope: TurnScope, agent: AgentHandle, pending: ToolCallRecord[]) {
+  // The calls belong to the step the dead runtime ran; this process traces their new run under
+  // its own span of that step, so they appear in the turn's trace (the next step ends it).
+  scope.stepSpan?.end();
+  scope.stepSpan = (scope.span ?? NO_SPAN).child(`step ${scope.turn.steps} resumed`, {
+    "opencomputer.step": scope.turn.steps,
+    "opencomputer.step.resumed": true,
+  });
   const render = await recallAndRender(scope, agent);
   if (typeof render === "string") {
     await failTurn(scope, { code: "agent_failed", message: render });
