@@ -74,6 +74,8 @@ export const FAILURE_CODES = [
   "sandbox_timeout",
   "sandbox_failed",
   "agent_failed",
+  /** The session's budget (`POST /sessions {budget}`) is spent; see docs/usage.md. */
+  "budget_exceeded",
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 

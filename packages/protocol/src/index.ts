@@ -13,5 +13,6 @@ export * from "./records/result.ts";
 export * from "./records/session.ts";
 export * from "./records/session-link.ts";
 export * from "./records/triggers.ts";
+export * from "./records/usage.ts";
 export { check, type Infer, type Issue, type Shape } from "./shape.ts";
 export * from "./validate.ts";

@@ -16,6 +16,7 @@ import {
 import { agentInputShape } from "./input.ts";
 import { memoryBindingViewShape } from "./memory.ts";
 import { sessionDataShape, sessionParentShape } from "./session-link.ts";
+import { budgetShape } from "./usage.ts";
 
 export const SESSION_STATUSES = [
   "new",
@@ -147,6 +148,8 @@ export const sessionViewShape = object({
   data: sessionDataShape,
   /** The session and call that delegated to this one; null for a session made through the API. */
   parent: nullable(sessionParentShape),
+  /** What the session may spend (`POST /sessions {budget}`); absent when it has no budget. */
+  budget: optional(budgetShape),
 });
 export type SessionView = Infer<typeof sessionViewShape>;
 

@@ -6,6 +6,7 @@
 import type { OpenComputerError } from "@opencomputer/agent";
 import { assertJsonCompatible, jsonByteLength } from "@opencomputer/agent/internal";
 import {
+  type Budget,
   SESSION_DATA_LIMIT_BYTES,
   type SessionData,
   type SessionParent,
@@ -17,6 +18,8 @@ import { InputError } from "./input.ts";
 export interface SessionCreation {
   data: SessionData;
   parent: SessionParent | null;
+  /** What the session may spend (budget.ts); absent when it has no budget. */
+  budget?: Budget;
 }
 
 const KEY_MAX_CHARS = 256;
@@ -63,7 +66,12 @@ export async function readCreation(
 ): Promise<SessionCreation | null> {
   const [first] = await store.readEvents(sessionId, 0, 1);
   if (first?.type !== "session.created") return null;
-  return { data: first.data.data ?? {}, parent: first.data.parent ?? null };
+  const budget = first.data.budget;
+  return {
+    data: first.data.data ?? {},
+    parent: first.data.parent ?? null,
+    ...(budget ? { budget } : {}),
+  };
 }
 
 const NOTHING: SessionCreation = Object.freeze({ data: Object.freeze({}), parent: null });

@@ -1,5 +1,7 @@
 import type { JsonValue } from "@opencomputer/agent";
+import type { Budget } from "@opencomputer/protocol";
 import type { ExecutionMode, SessionSource } from "../ports/records.ts";
+import { validateBudget } from "./budget.ts";
 import { InputError } from "./input.ts";
 import { validateSessionData } from "./session-data.ts";
 
@@ -17,6 +19,8 @@ export interface CreateSessionOptions {
   memory?: unknown;
   /** Session data the agent reads with `useSessionData(key)`: a JSON object, at most 64 KiB. */
   data?: Record<string, JsonValue>;
+  /** What the session may spend, `{maxCostUsd?, maxTokens?}` (budget.ts, docs/usage.md). */
+  budget?: Budget;
 }
 
 /** Project ids: what `opencomputer keys create --project` accepts. */
@@ -50,9 +54,10 @@ export function validateLabels(labels: unknown, path = "labels"): Record<string,
 }
 
 export function validateCreateOptions(raw: CreateSessionOptions): Required<
-  Omit<CreateSessionOptions, "idempotencyKey" | "memory">
+  Omit<CreateSessionOptions, "idempotencyKey" | "memory" | "budget">
 > & {
   idempotencyKey?: string;
+  budget?: Budget;
 } {
   if (typeof raw !== "object" || raw === null) fail("options", "must be an object");
   if (typeof raw.agentId !== "string" || raw.agentId === "")
@@ -83,6 +88,7 @@ export function validateCreateOptions(raw: CreateSessionOptions): Required<
     labels: validateLabels(raw.labels ?? {}),
     executionMode,
     data: validateSessionData(raw.data ?? {}),
+    ...optionalBudget(raw.budget),
     ...(raw.idempotencyKey ? { idempotencyKey: raw.idempotencyKey } : {}),
   };
 }
@@ -106,4 +112,9 @@ export function applyLabelChange(
   const next: Record<string, string> = { ...current, ...set };
   for (const key of unset) delete next[key];
   return validateLabels(next, "labels");
+}
+
+function optionalBudget(raw: unknown): { budget?: Budget } {
+  const budget = validateBudget(raw);
+  return budget ? { budget } : {};
 }

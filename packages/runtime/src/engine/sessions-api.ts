@@ -202,6 +202,7 @@ export async function createSession(
           deploymentId,
           ...(hasData ? { data: opts.data } : {}),
           ...(link ? { parent: link.parent } : {}),
+          ...(opts.budget ? { budget: opts.budget } : {}),
         },
       },
     ],
@@ -212,7 +213,11 @@ export async function createSession(
       ? await bindingViews(ctx.memory, session.id, session.status)
       : [];
   if (created) {
-    const creation = { data: opts.data, parent: link?.parent ?? null };
+    const creation = {
+      data: opts.data,
+      parent: link?.parent ?? null,
+      ...(opts.budget ? { budget: opts.budget } : {}),
+    };
     ctx.creations.remember(session.id, creation);
     return { session: toSessionView(session, [], memory, creation), created };
   }

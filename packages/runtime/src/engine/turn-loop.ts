@@ -9,6 +9,7 @@ import type { ToolCallRecord } from "../ports/records.ts";
 import type { NewEvent, WriteOp } from "../ports/store.ts";
 import { NO_SPAN } from "../ports/tracing.ts";
 import { endWithQuestion } from "./ask.ts";
+import { noteUsage, withinBudget } from "./budget.ts";
 import { loadResources, renderCapabilities } from "./capabilities.ts";
 import { write } from "./context.ts";
 import { defaultToolsFor } from "./default-tools.ts";
@@ -122,6 +123,7 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
     return false;
   }
   if (scope.steering.pending) await absorbSteering(scope);
+  if (!(await withinBudget(scope))) return false;
   const prepared = await prepareStep(scope, agent);
   if (!prepared) return false;
   const answered = await callModel(prepared);
@@ -148,11 +150,9 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
     });
   }
   if (text) events.push({ type: "message.completed", turnId: turn.id, data: { messageId, text } });
-  events.push({
-    type: "usage.recorded",
-    turnId: turn.id,
-    data: usageData(ctx, model, stepModel.effective, response),
-  });
+  const usage = usageData(ctx, model, stepModel.effective, response);
+  noteUsage(scope, usage);
+  events.push({ type: "usage.recorded", turnId: turn.id, data: usage });
 
   // Anthropic pauses a long server-tool turn (`pause_turn`): sending the content back resumes it.
   if (calls.length === 0 && response.finishReason?.raw !== "pause_turn") {
@@ -177,6 +177,8 @@ async function step(scope: TurnScope, agent: AgentHandle): Promise<boolean> {
   turn.steps = steps;
   scope.conversation.addMessage(message);
   for (const call of calls) scope.conversation.setCall(call);
+  // The step's calls are recorded; a spent budget settles them `tool.failed` with the turn.
+  if (!(await withinBudget(scope))) return false;
   await runCalls(scope, calls, agent, render, caps);
   if (scope.question && !scope.signal.aborted) {
     await endWithQuestion(scope);

@@ -47,6 +47,7 @@ export function toSessionView(
     runtime: s.runtime as RuntimeState,
     data: creation.data,
     parent: creation.parent,
+    ...(creation.budget ? { budget: creation.budget } : {}),
     revision: s.revision,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,

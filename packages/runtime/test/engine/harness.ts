@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AgentFunction, Memory } from "@opencomputer/agent";
-import { createModelResolver, createScriptModel, type ScriptStep } from "@opencomputer/models";
+import {
+  createModelResolver,
+  createScriptModel,
+  type Pricer,
+  type ScriptStep,
+} from "@opencomputer/models";
 import {
   createRuntime,
   createStaticAgents,
@@ -62,6 +67,8 @@ export interface HarnessOptions
   /** Extra model providers (e.g. a hand-written model for one test). */
   providers?: Record<string, (name: string) => LanguageModelV3>;
   model?: string;
+  /** Prices model steps (default: the shipped table, which has no `script/*` models). */
+  pricer?: Pricer;
   /** Wraps the store the runtimes use (the harness keeps the real one), e.g. to inject faults. */
   wrapStore?: (store: Store) => Store;
   /** The memory resources each agent declares; the runtimes get a memory store on the file. */
@@ -100,6 +107,7 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
       steps: _s,
       providers,
       model,
+      pricer,
       wrapStore,
       agentMemory,
       ...rest
@@ -127,6 +135,7 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
       models: createModelResolver({
         providers: { script: createScriptModel, ...providers },
         override: model ?? "script/test",
+        ...(pricer ? { pricer } : {}),
       }),
       log,
       cancelGraceMs: 200,

@@ -15,6 +15,7 @@ const CREATE_FIELDS = [
   "environment",
   "memory",
   "data",
+  "budget",
 ] as const;
 
 /** The compact form `POST /sessions` returns. */
@@ -36,7 +37,8 @@ function sameRequest(s: SessionView, body: Record<string, unknown>): boolean {
     s.environment === (body.environment ?? "development") &&
     canonicalJson(s.labels) === canonicalJson(body.labels ?? {}) &&
     sameMemory(s, body.memory) &&
-    canonicalJson(s.data) === canonicalJson(body.data ?? {})
+    canonicalJson(s.data) === canonicalJson(body.data ?? {}) &&
+    canonicalJson(s.budget ?? null) === canonicalJson(body.budget ?? null)
   );
 }
 
