@@ -121,6 +121,7 @@ export {
   type Tracing,
 } from "./ports/tracing.ts";
 export type * from "./ports/trigger-store.ts";
+export type * from "./ports/usage-store.ts";
 export {
   queuesWork,
   type SessionSignal,

@@ -18,3 +18,9 @@ export * from "./memory-rows.ts";
 export * from "./row-mapping.ts";
 export * from "./trigger-rows.ts";
 export { type SqlExecutor, SqlTriggerStore, triggerTablesDdl } from "./trigger-store.ts";
+export {
+  SqlUsageStore,
+  USAGE_COLUMNS,
+  type UsageDialect,
+  usageTableDdl,
+} from "./usage-store.ts";

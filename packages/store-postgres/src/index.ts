@@ -13,3 +13,4 @@ export {
 } from "./postgres-store.ts";
 export { SCHEMA_VERSION } from "./schema.ts";
 export { createPostgresTriggerStore } from "./trigger-store.ts";
+export { createPostgresUsageStore } from "./usage-store.ts";

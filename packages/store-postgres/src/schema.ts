@@ -14,6 +14,7 @@ import { APPROVALS_V2 } from "./approvals.ts";
 import { DELIVERIES_V7 } from "./delivery-store.ts";
 import { MEMORY_V4 } from "./memory-schema.ts";
 import { TRIGGERS_V6 } from "./trigger-store.ts";
+import { USAGE_V8 } from "./usage-store.ts";
 import { WRITE_FUNCTION_V4 } from "./write-function.ts";
 
 const V1 = `
@@ -145,6 +146,7 @@ export const MIGRATIONS: readonly string[] = [
   WRITE_FUNCTION_V4,
   TRIGGERS_V6,
   DELIVERIES_V7,
+  USAGE_V8,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,6 +9,7 @@ import { APPROVALS_V2 } from "./approval-rows.ts";
 import { DELIVERIES_V7 } from "./delivery-store.ts";
 import { MEMORY_V5 } from "./memory-schema.ts";
 import { TRIGGERS_V6 } from "./trigger-store.ts";
+import { USAGE_V8 } from "./usage-store.ts";
 
 // JSON-valued columns hold JSON text (never SQL NULL: a JSON null is the text `null`), so a
 // value comes back exactly as it went in. Ids are unique within their session.
@@ -152,6 +153,7 @@ export const MIGRATIONS: readonly string[] = [
   MEMORY_V5,
   TRIGGERS_V6,
   DELIVERIES_V7,
+  USAGE_V8,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
