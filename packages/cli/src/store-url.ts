@@ -9,6 +9,7 @@ import type {
   RuntimeOptions,
   Store,
   TriggerStore,
+  UsageStore,
   WorkSignal,
 } from "@opencomputer/runtime";
 import {
@@ -17,12 +18,14 @@ import {
   createPostgresSignal,
   createPostgresStore,
   createPostgresTriggerStore,
+  createPostgresUsageStore,
 } from "@opencomputer/store-postgres";
 import {
   createSqliteDeliveryStore,
   createSqliteMemoryStore,
   createSqliteStore,
   createSqliteTriggerStore,
+  createSqliteUsageStore,
 } from "@opencomputer/store-sqlite";
 
 export interface OpenedStore {
@@ -31,6 +34,8 @@ export interface OpenedStore {
   triggers: TriggerStore;
   /** Event subscriptions and their deliveries, on the same database. */
   deliveries: DeliveryStore;
+  /** The usage roll-up (`GET /usage`, `opencomputer usage`), on the same database. */
+  usage: UsageStore;
   /** Only for PostgreSQL; the runtime defaults to its in-process signal otherwise. */
   signal?: WorkSignal;
   /** Spread into createRuntime: the signal and the lease timings from the environment. */
@@ -112,6 +117,7 @@ export async function openStore(
       store,
       triggers: createSqliteTriggerStore(store),
       deliveries: createSqliteDeliveryStore(store),
+      usage: createSqliteUsageStore(store),
       runtimeOptions: { ...timings, memory },
       close: () => store.close(),
     };
@@ -132,6 +138,7 @@ export async function openStore(
     store,
     triggers: createPostgresTriggerStore(store),
     deliveries: createPostgresDeliveryStore(store),
+    usage: createPostgresUsageStore(store),
     signal,
     runtimeOptions: { ...timings, signal, memory: createPostgresMemoryStore(store) },
     async close() {

@@ -52,6 +52,14 @@ export {
   type ModelSource,
 } from "./engine/step-model.ts";
 export { TOOL_OUTPUT_LIMIT_BYTES } from "./engine/tool-call.ts";
+export {
+  parseGroupBy,
+  parseUsageWindow,
+  USAGE_DEFAULT_DAYS,
+  USAGE_MAX_DAYS,
+  type UsageWindow,
+  type UsageWindowInput,
+} from "./engine/usage-query.ts";
 export type { SessionView, TurnView } from "./engine/view.ts";
 export { newId } from "./ids.ts";
 export {

@@ -1,5 +1,5 @@
 import type { EventSubscriptions } from "@opencomputer/event-delivery";
-import type { Runtime } from "@opencomputer/runtime";
+import type { Runtime, UsageStore } from "@opencomputer/runtime";
 import type { Webhooks } from "@opencomputer/webhooks";
 import type { Auth } from "./auth.ts";
 import { checkContentLength, DEFAULT_MAX_BODY_BYTES } from "./body.ts";
@@ -17,6 +17,7 @@ import { resultRoutes } from "./routes/results.ts";
 import { type SchedulesOptions, scheduleRoutes } from "./routes/schedules.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { turnRoutes } from "./routes/turns.ts";
+import { usageRoutes } from "./routes/usage.ts";
 import { WEBHOOK_INGRESS_PREFIX, webhookIngress, webhookRoutes } from "./routes/webhooks.ts";
 import { checkScope } from "./scope.ts";
 import { type ConsoleOptions, createConsoleFiles } from "./static.ts";
@@ -40,6 +41,8 @@ export interface HandlerOptions {
   webhooks?: Webhooks;
   /** Serves `/event-subscriptions…` (see @opencomputer/event-delivery). */
   eventSubscriptions?: EventSubscriptions;
+  /** Serves `GET /usage`, the project's usage roll-up (e.g. createSqliteUsageStore). */
+  usage?: UsageStore;
   /** Called with every unexpected error (the client only sees a generic 500). */
   onError?: (error: unknown) => void;
 }
@@ -73,6 +76,7 @@ export function createHandler(options: HandlerOptions): Handler {
   if (options.schedules) scheduleRoutes(router, ctx, options.schedules);
   if (options.webhooks) webhookRoutes(router, ctx, options.webhooks);
   if (options.eventSubscriptions) eventSubscriptionRoutes(router, ctx, options.eventSubscriptions);
+  if (options.usage) usageRoutes(router, options.usage);
   const ingress = options.webhooks ? webhookIngress(options.webhooks) : null;
 
   const consoleFiles = options.console ? createConsoleFiles(options.console) : null;

@@ -4,7 +4,11 @@ import { join } from "node:path";
 import type { AgentFunction, Memory } from "@opencomputer/agent";
 import { createModelResolver, createScriptModel, type ScriptStep } from "@opencomputer/models";
 import { createRuntime, createStaticAgents } from "@opencomputer/runtime";
-import { createSqliteMemoryStore, createSqliteStore } from "@opencomputer/store-sqlite";
+import {
+  createSqliteMemoryStore,
+  createSqliteStore,
+  createSqliteUsageStore,
+} from "@opencomputer/store-sqlite";
 import { createHandler, createStaticKeyAuth, type HandlerOptions, serve } from "../src/index.ts";
 
 export const KEY = "test-key-1";
@@ -62,6 +66,7 @@ export async function startServer(options: {
     runtime,
     auth: createStaticKeyAuth([KEY, "test-key-2"]),
     onError: (e) => errors.push(e),
+    usage: createSqliteUsageStore(store),
     ...options.handler,
   });
   const served = await serve(handler, { port: 0 });

@@ -126,6 +126,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
     auth,
     catalog,
     console: { dir: consoleDistDir },
+    usage: opened.usage,
     ...triggers.handler,
     ...delivery.handler,
   });
