@@ -11,6 +11,7 @@ import { rollbackCommand } from "./commands/rollback.ts";
 import { secretsCommand } from "./commands/secrets.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { sessionCommand } from "./commands/session.ts";
+import { usageCommand } from "./commands/usage.ts";
 
 type Run = (argv: string[]) => Promise<number>;
 
@@ -36,6 +37,7 @@ const COMMANDS: Record<string, Run> = {
   rollback: rollbackCommand,
   login: (rest) => loginCommand(rest),
   link: linkCommand,
+  usage: usageCommand,
 };
 
 /** Runs the CLI; returns the process exit code. */

@@ -15,6 +15,7 @@ import { SESSIONS_USAGE } from "./remote/tail.ts";
 import { WEBHOOKS_USAGE } from "./remote/webhooks.ts";
 import { ROLLBACK_USAGE } from "./rollback.ts";
 import { SESSION_ONE_SHOT_USAGE } from "./session.ts";
+import { USAGE_USAGE } from "./usage.ts";
 
 export interface CommandHelp {
   summary: string;
@@ -116,6 +117,11 @@ export const HELP: Record<string, CommandHelp> = {
       "Serve the API for production on the store given; builds the project's agents at start (if it has any) and accepts deploys.",
     usage: `opencomputer server --store <file.db|postgres://...> [--dir DIR] [--port N]
   e.g.  OPENCOMPUTER_API_KEYS=$KEY opencomputer server --store postgres://localhost/agents`,
+  },
+  usage: {
+    summary:
+      "Tokens and cost over a window (default the last 30 days), per agent, session or label value; from the server, else the embedded store or --store.",
+    usage: USAGE_USAGE,
   },
   keys: {
     summary: "API keys, stored hashed in .opencomputer/keys.json (a key is shown once, at create).",
