@@ -44,9 +44,19 @@ function RenderItem({ render, previous }: { render: Render; previous: Render | u
         <dt>When</dt>
         <dd>{clock(render.renderedAt)}</dd>
         <dt>Model</dt>
-        <dd>{render.model ?? "none chosen"}</dd>
+        <dd>
+          {render.model ?? "none chosen"}
+          {render.modelSource && (
+            <span className="muted small"> ({MODEL_SOURCE[render.modelSource]})</span>
+          )}
+        </dd>
         <dt>Tools</dt>
         <dd>{render.tools.length ? render.tools.join(", ") : "none"}</dd>
+        {ATTACHED.map(([field, label]) =>
+          render[field].length > 0 ? (
+            <Fact key={field} label={label} value={render[field].join(", ")} />
+          ) : null,
+        )}
       </dl>
       {change && summary === "changed" && (
         <div className="render-change" data-testid="render-change">
@@ -81,6 +91,29 @@ function RenderItem({ render, previous }: { render: Render; previous: Render | u
       <h3>Instructions</h3>
       <pre className="json">{render.instructions}</pre>
     </details>
+  );
+}
+
+const MODEL_SOURCE = {
+  agent: "chosen by the agent",
+  default: "the default",
+  override: "an override",
+} as const;
+
+/** What a render attached besides its tools, shown only when it attached any. */
+const ATTACHED = [
+  ["mcpServers", "MCP servers"],
+  ["skills", "Skills"],
+  ["subagents", "Subagents"],
+  ["connections", "Connections"],
+] as const;
+
+function Fact({ label, value }: { label: string; value: string }) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>{value}</dd>
+    </>
   );
 }
 

@@ -12,6 +12,7 @@ import { RequestsPanel } from "./RequestsPanel.tsx";
 import { StatusBadge } from "./StatusBadge.tsx";
 import { Timeline } from "./Timeline.tsx";
 import { usePageTitle } from "./title.ts";
+import { UsagePanel } from "./UsagePanel.tsx";
 
 function waitingText(waiting: "answer" | "approval", approvals: number): string {
   if (waiting === "answer")
@@ -88,6 +89,11 @@ export function SessionPage({ id }: { id: string }) {
             labels={shownLabels}
             readOnly={false}
             onChanged={(labels) => setPatched({ revision: session?.revision, labels })}
+          />
+          <UsagePanel
+            usage={agent.usage}
+            turnIds={session?.turns.map((t) => t.id) ?? []}
+            budget={session?.budget}
           />
           <RequestsPanel requests={agent.egress} />
           <RendersPanel renders={agent.renders} />

@@ -277,6 +277,10 @@ describe("console for the person who acts", () => {
     const change = second.getByTestId("render-change");
     expect(await change.textContent()).toContain("Model: script/shifter → script/shifter-careful");
     expect(await change.textContent()).toContain("Tools added: refund");
+    // Each render's model says where it came from; its tools and instructions are listed.
+    const facts = second.locator("dl.facts");
+    expect(await facts.textContent()).toContain("script/shifter-careful (chosen by the agent)");
+    expect(await facts.textContent()).toContain("refund");
     expect(await change.locator(".diff-del").textContent()).toContain(
       "- The customer said: Where is A1?",
     );

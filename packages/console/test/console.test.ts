@@ -84,6 +84,21 @@ describe("console in headless Chromium", () => {
       .toContain('"status": "shipped"');
     await shot("02-tool-and-result");
 
+    // Tokens and cost of the session and of its turn, from its usage.recorded events.
+    const usage = page.getByRole("region", { name: "Usage" });
+    await expect.poll(() => usage.getByTestId("usage-total").textContent()).toContain("$0.0159");
+    expect(await usage.getByTestId("usage-total").textContent()).toContain("4,400 in · 180 out");
+    const turn = usage.getByTestId("usage-turns").locator("tbody tr");
+    expect(await turn.count()).toBe(1);
+    expect((await turn.locator("th, td").allTextContents()).map((t) => t.trim())).toEqual([
+      "Turn 1",
+      "3",
+      "4,400",
+      "180",
+      "$0.0159",
+    ]);
+    expect(await usage.getByTestId("usage-unpriced").count()).toBe(0);
+
     // The list shows it, live, and filters by agent and status.
     await page.getByRole("link", { name: "Sessions", exact: true }).click();
     const row = page.locator(`[data-session="${id}"]`);

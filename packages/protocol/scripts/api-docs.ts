@@ -39,6 +39,7 @@ import {
   webhookRecordShape,
   webhookRequestShape,
 } from "../src/records/triggers.ts";
+import { budgetShape, usageReportShape, usageTotalsShape } from "../src/records/usage.ts";
 import type { Shape } from "../src/shape.ts";
 
 export const API_DOC = fileURLToPath(new URL("../../../docs/api.md", import.meta.url));
@@ -80,6 +81,9 @@ const RECORDS: Array<[string, Shape<unknown>]> = [
   ["Event delivery body (HTTPS POST)", eventDeliveryShape],
   ["Event subscription (`GET /event-subscriptions/<id>`)", eventSubscriptionShape],
   ["Event delivery record (`…/deliveries/<id>`)", eventDeliveryRecordShape],
+  ["Budget (`session.budget`)", named(budgetShape)],
+  ["Usage report (`GET /usage`)", usageReportShape],
+  ["UsageTotals", named(usageTotalsShape)],
 ];
 
 /** A named shape describes itself by name; the records table spells it out once. */

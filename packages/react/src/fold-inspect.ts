@@ -15,8 +15,28 @@ export interface Render {
   turnId?: string;
   instructions: string;
   model: string | null;
+  /** Why `model` is what it is: the agent chose it, the default filled in, or an override won. */
+  modelSource?: "agent" | "default" | "override";
   tools: string[];
+  /** What else the render attached, when it did: MCP servers, skills, subagents, connections. */
+  mcpServers: string[];
+  skills: string[];
+  subagents: string[];
+  connections: string[];
   renderedAt: string;
+}
+
+/** A turn's model usage: the sums of its `usage.recorded` events. */
+export interface TurnUsage {
+  turnId: string;
+  steps: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** The priced steps' cost; steps without a price are counted in `unpricedSteps`. */
+  costUsd: number;
+  unpricedSteps: number;
 }
 
 /** One request through a connection: `egress.request`, then its response or failure. */
@@ -38,6 +58,8 @@ export interface EgressRequest {
 export interface InspectState {
   renders: Render[];
   egress: EgressRequest[];
+  /** Per turn, in the order turns first recorded usage. */
+  usage: TurnUsage[];
 }
 
 type EgressEvent =
@@ -56,11 +78,17 @@ export function foldInspect(state: InspectState, e: SessionEvent): InspectState 
       ...(e.turnId ? { turnId: e.turnId } : {}),
       instructions: d.instructions,
       model: d.model,
+      ...(d.modelSource ? { modelSource: d.modelSource } : {}),
       tools: d.enabledTools,
+      mcpServers: d.enabledMcpServers ?? [],
+      skills: d.skills ?? [],
+      subagents: d.enabledSubagents ?? [],
+      connections: d.requiredConnections ?? [],
       renderedAt: d.renderedAt,
     };
     return { ...state, renders: [...state.renders, render] };
   }
+  if (e.type === "usage.recorded") return { ...state, usage: foldUsage(state.usage, e) };
   if (e.type === "egress.request" || e.type === "egress.response" || e.type === "egress.failed")
     return { ...state, egress: foldEgress(state.egress, e) };
   return state;
@@ -135,4 +163,54 @@ export function renderChange(previous: Render | undefined, render: Render): Rend
     toolsRemoved: previous.tools.filter((t) => !after.has(t)),
     instructionsChanged: previous.instructions !== render.instructions,
   };
+}
+
+function foldUsage(list: TurnUsage[], e: EventOf<"usage.recorded">): TurnUsage[] {
+  const turnId = e.turnId ?? "";
+  const i = list.findIndex((u) => u.turnId === turnId);
+  const before: TurnUsage = list[i] ?? { turnId, ...NO_USAGE };
+  const d = e.data;
+  const priced = typeof d.costUsd === "number";
+  const after: TurnUsage = {
+    turnId,
+    steps: before.steps + 1,
+    inputTokens: before.inputTokens + d.inputTokens,
+    outputTokens: before.outputTokens + d.outputTokens,
+    cacheReadTokens: before.cacheReadTokens + (d.cacheReadTokens ?? 0),
+    cacheWriteTokens: before.cacheWriteTokens + (d.cacheWriteTokens ?? 0),
+    costUsd: roundUsd(before.costUsd + (priced ? (d.costUsd as number) : 0)),
+    unpricedSteps: before.unpricedSteps + (priced ? 0 : 1),
+  };
+  if (i === -1) return [...list, after];
+  const next = list.slice();
+  next[i] = after;
+  return next;
+}
+
+const NO_USAGE = {
+  steps: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd: 0,
+  unpricedSteps: 0,
+};
+
+// Prices are given to a millionth of a cent; sums of floats must not show more.
+const roundUsd = (usd: number) => Math.round(usd * 1e8) / 1e8;
+
+/** The session's usage so far: the sum of its turns'. */
+export function usageTotal(turns: readonly TurnUsage[]): Omit<TurnUsage, "turnId"> {
+  const total = { ...NO_USAGE };
+  for (const t of turns) {
+    total.steps += t.steps;
+    total.inputTokens += t.inputTokens;
+    total.outputTokens += t.outputTokens;
+    total.cacheReadTokens += t.cacheReadTokens;
+    total.cacheWriteTokens += t.cacheWriteTokens;
+    total.costUsd = roundUsd(total.costUsd + t.costUsd);
+    total.unpricedSteps += t.unpricedSteps;
+  }
+  return total;
 }

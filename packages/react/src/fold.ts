@@ -1,5 +1,11 @@
 import type { EventOf } from "@opencomputer/protocol";
-import { type EgressRequest, foldInspect, type InspectState, type Render } from "./fold-inspect.ts";
+import {
+  type EgressRequest,
+  foldInspect,
+  type InspectState,
+  type Render,
+  type TurnUsage,
+} from "./fold-inspect.ts";
 import type { AgentInput, ApprovalCard, ApprovalStatus, JsonValue, SessionEvent } from "./types.ts";
 
 // The session's event log folded into what a person reads: a conversation timeline, the open
@@ -104,6 +110,8 @@ export interface AgentState {
   renders: Render[];
   /** Requests made through connections, in order, with their status once answered. */
   egress: EgressRequest[];
+  /** Tokens and cost per turn (`usage.recorded`), in order; `usageTotal` sums them. */
+  usage: TurnUsage[];
   /** `memory.saved` events seen so far, oldest first: a hint to re-read those documents. */
   memorySaves: MemorySave[];
 }
@@ -131,6 +139,7 @@ export const emptyState: AgentState = Object.freeze({
   gap: false,
   renders: [],
   egress: [],
+  usage: [],
   memorySaves: [],
 }) as AgentState;
 
@@ -185,7 +194,7 @@ class Builder {
   private memorySaves: MemorySave[];
 
   constructor(state: AgentState) {
-    this.inspect = { renders: state.renders, egress: state.egress };
+    this.inspect = { renders: state.renders, egress: state.egress, usage: state.usage ?? [] };
     this.cursor = state.cursor;
     this.items = state.items.slice();
     for (const [i, item] of this.items.entries()) this.index.set(item.key, i);
@@ -215,6 +224,7 @@ class Builder {
       gap: this.gap,
       renders: this.inspect.renders,
       egress: this.inspect.egress,
+      usage: this.inspect.usage,
       memorySaves: this.memorySaves,
     };
   }
@@ -330,8 +340,8 @@ class Builder {
         return;
       default:
         if (e.type.startsWith("approval.")) this.applyApproval(e, base);
-        // Renders and requests through connections go to the inspector; other types (usage,
-        // runtime, and types newer than this client) are informational.
+        // Renders, usage and requests through connections go to the inspector; other types
+        // (runtime, and types newer than this client) are informational.
         else this.inspect = foldInspect(this.inspect, e);
         return;
     }

@@ -29,6 +29,8 @@ export {
   type Render,
   type RenderChange,
   renderChange,
+  type TurnUsage,
+  usageTotal,
 } from "./fold-inspect.ts";
 export type * from "./types.ts";
 export { type UseAgentOptions, type UseAgentResult, useAgent } from "./use-agent.ts";

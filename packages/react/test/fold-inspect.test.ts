@@ -1,7 +1,7 @@
 import type { EventData, EventType } from "@opencomputer/protocol";
 import { describe, expect, it } from "vitest";
 import { emptyState, foldEvents, waitingFor } from "../src/fold.ts";
-import { renderChange } from "../src/fold-inspect.ts";
+import { renderChange, usageTotal } from "../src/fold-inspect.ts";
 import type { SessionEvent } from "../src/types.ts";
 
 let seq = 0;
@@ -115,5 +115,95 @@ describe("the inspector's fold", () => {
     expect(waitingFor({ question: null, approvals: [unconfirmed] })).toBe("approval");
     const applied = { ...proposed.approvals[0]!, status: "applied" as const };
     expect(waitingFor({ question: null, approvals: [applied] })).toBeNull();
+  });
+});
+
+describe("usage in the fold", () => {
+  const step = (turnId: string, input: number, output: number, costUsd: number | null) =>
+    ev(
+      "usage.recorded",
+      {
+        provider: "anthropic",
+        model: "claude-sonnet-4.6",
+        inputTokens: input,
+        outputTokens: output,
+        cacheReadTokens: 2,
+        cacheWriteTokens: 1,
+        costUsd,
+        pricing: costUsd === null ? "unknown" : "table",
+      },
+      turnId,
+    );
+
+  it("sums tokens and cost per turn and for the session, counting unpriced steps apart", () => {
+    seq = 0;
+    const s = foldEvents(emptyState, [
+      step("turn_1", 100, 10, 0.1),
+      step("turn_1", 200, 20, 0.2),
+      step("turn_2", 5, 5, null),
+      // An event written before cache and cost fields existed.
+      ev(
+        "usage.recorded",
+        { provider: "x", model: "y", inputTokens: 1, outputTokens: 1 },
+        "turn_2",
+      ),
+    ]);
+    expect(s.usage).toEqual([
+      {
+        turnId: "turn_1",
+        steps: 2,
+        inputTokens: 300,
+        outputTokens: 30,
+        cacheReadTokens: 4,
+        cacheWriteTokens: 2,
+        costUsd: 0.3,
+        unpricedSteps: 0,
+      },
+      {
+        turnId: "turn_2",
+        steps: 2,
+        inputTokens: 6,
+        outputTokens: 6,
+        cacheReadTokens: 2,
+        cacheWriteTokens: 1,
+        costUsd: 0,
+        unpricedSteps: 2,
+      },
+    ]);
+    expect(usageTotal(s.usage)).toEqual({
+      steps: 4,
+      inputTokens: 306,
+      outputTokens: 36,
+      cacheReadTokens: 6,
+      cacheWriteTokens: 3,
+      costUsd: 0.3,
+      unpricedSteps: 2,
+    });
+  });
+
+  it("keeps what a render attached besides tools", () => {
+    seq = 0;
+    const s = foldEvents(emptyState, [
+      ev("agent.rendered", {
+        renderId: "rnd_1",
+        instructions: "Help.",
+        model: "anthropic/claude-sonnet-4.6",
+        modelSource: "default",
+        enabledTools: ["docs_search", "subagent_researcher"],
+        enabledMcpServers: ["docs"],
+        skills: ["triage"],
+        enabledSubagents: ["researcher"],
+        requiredConnections: ["github"],
+        input,
+        renderedAt: "2026-01-01T00:00:00Z",
+      }),
+    ]);
+    expect(s.renders[0]).toMatchObject({
+      modelSource: "default",
+      mcpServers: ["docs"],
+      skills: ["triage"],
+      subagents: ["researcher"],
+      connections: ["github"],
+    });
   });
 });
