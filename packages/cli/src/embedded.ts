@@ -4,8 +4,13 @@ import { createMcpConnector } from "@opencomputer/mcp";
 import { createModelResolver, createScriptModel, defaultProviders } from "@opencomputer/models";
 import type { AgentResolver, Runtime } from "@opencomputer/runtime";
 import { createRuntime } from "@opencomputer/runtime";
-import { createSqliteMemoryStore, createSqliteStore } from "@opencomputer/store-sqlite";
+import {
+  createSqliteMemoryStore,
+  createSqliteStore,
+  createSqliteUsageStore,
+} from "@opencomputer/store-sqlite";
 import { createOtlpTracing } from "@opencomputer/telemetry";
+import { projectLabelBudgets } from "./budgets.ts";
 import { projectComputers } from "./computers.ts";
 import { projectEgress } from "./egress.ts";
 import { projectPricer } from "./prices.ts";
@@ -41,6 +46,7 @@ export function openEmbedded(
     egress: egress.source,
     store,
     memory: createSqliteMemoryStore(store),
+    ...projectLabelBudgets(projectDir, createSqliteUsageStore(store)),
     builtInTools: computers.tools,
     agents: agents(projectDir),
     mcp: { connector: createMcpConnector({ allowLoopbackHttp: true }) },

@@ -14,6 +14,13 @@ export { ASK_ID } from "./engine/ask.ts";
 export type { ComputerChange } from "./engine/computer-record.ts";
 export type { EgressGrant, EgressRequest, EgressSource, Logger } from "./engine/context.ts";
 export { INPUT_LIMITS, InputError } from "./engine/input.ts";
+export {
+  budgetsFor,
+  checkLabelBudgets,
+  type LabelBudget,
+  type LabelBudgetOptions,
+  periodOf,
+} from "./engine/label-budgets.ts";
 export { mcpToolName } from "./engine/mcp-names.ts";
 export { MCP_MAX_TOOLS_PER_SERVER } from "./engine/mcp-turn.ts";
 export type { MemoryApi, MemoryScopeRef } from "./engine/memory-api.ts";

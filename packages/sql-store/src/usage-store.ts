@@ -98,16 +98,21 @@ export class SqlUsageStore implements UsageStore {
   async rollUp(q: UsageQuery): Promise<UsageRollUp> {
     const where = `FROM usage_steps u JOIN sessions s ON s.id = u.session_id
       WHERE s.project_id = ? AND u.timestamp >= ? AND u.timestamp < ?`;
-    const window = [q.projectId, q.from, q.to];
+    const window: unknown[] = [q.projectId, q.from, q.to];
+    let filter = "";
+    if (q.label) {
+      filter = ` AND ${this.dialect.labelValue} = ?`;
+      window.push(this.dialect.labelParam(q.label.key), q.label.value);
+    }
     if (!q.groupBy) {
-      const rows = await this.sql.all(`SELECT ${SUMS} ${where}`, window);
+      const rows = await this.sql.all(`SELECT ${SUMS} ${where}${filter}`, window);
       return { total: rows[0] ? totalsOf(rows[0]) : EMPTY, groups: [] };
     }
     const key = keyOf(q.groupBy, this.dialect);
-    const rows = await this.sql.all(`SELECT ${key.sql} AS group_key, ${SUMS} ${where} GROUP BY 1`, [
-      ...key.params,
-      ...window,
-    ]);
+    const rows = await this.sql.all(
+      `SELECT ${key.sql} AS group_key, ${SUMS} ${where}${filter} GROUP BY 1`,
+      [...key.params, ...window],
+    );
     const groups: UsageGroup[] = rows.map((row) => ({
       key: row.group_key === null || row.group_key === undefined ? null : String(row.group_key),
       ...totalsOf(row),

@@ -127,6 +127,15 @@ export function usageStoreConformance(name: string, open: () => Promise<UsageSto
         ["globex", 1, 1000],
         [null, 1, 1],
       ]);
+
+      // One label value's steps only (what label budgets read).
+      const acme = await usage.rollUp({
+        projectId: "p1",
+        from: FROM,
+        to: TO,
+        label: { key: "customer", value: "acme" },
+      });
+      expect(acme.total).toMatchObject({ steps: 2, inputTokens: 300, costUsd: 0.75 });
     });
 
     it("counts steps recorded from `from` up to, not including, `to`", async () => {

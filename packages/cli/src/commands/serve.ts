@@ -16,6 +16,7 @@ import { createRuntime } from "@opencomputer/runtime";
 import { createHandler, createKeyFileAuth, KeyFile, serve } from "@opencomputer/server";
 import { createOtlpTracing, tracingConfig } from "@opencomputer/telemetry";
 import { noExtra, parse } from "../args.ts";
+import { projectLabelBudgets } from "../budgets.ts";
 import { projectComputers } from "../computers.ts";
 import { projectEgress } from "../egress.ts";
 import { startEventDelivery } from "../event-delivery.ts";
@@ -87,6 +88,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   const runtime = createRuntime({
     ...(tracing ? { tracing } : {}),
     ...opened.runtimeOptions,
+    ...projectLabelBudgets(projectDir, opened.usage),
     egress: egress.source,
     store,
     builtInTools: computers.tools,

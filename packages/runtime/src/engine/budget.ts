@@ -1,5 +1,6 @@
 // Session budgets: what a session may spend (`POST /sessions {budget}`), recorded in its
-// `session.created` event and enforced by the turn loop around each model step. What the session
+// `session.created` event and enforced by the turn loop around each model step, together with
+// the operator's budgets per label value (label-budgets.ts). What the session
 // has spent is read once per turn from its own `usage.recorded` events (any process may have run
 // its earlier turns) and then kept up to date with each step this turn records.
 //
@@ -11,6 +12,7 @@
 import type { Budget, EventData, TurnError } from "@opencomputer/protocol";
 import type { Store } from "../ports/store.ts";
 import { InputError } from "./input.ts";
+import { budgetsFor, periodOf } from "./label-budgets.ts";
 import { failTurn } from "./turn-render.ts";
 import type { TurnScope } from "./turn-scope.ts";
 
@@ -68,26 +70,63 @@ export async function readSpent(store: Store, sessionId: string): Promise<Spent>
   }
 }
 
-/** Why `spent` is over `budget`, or null while it is within it. */
-export function overBudget(budget: Budget, spent: Spent): string | null {
+/** Why `spent` is over `budget`, or null while it is within it. `who`: "The session", … */
+export function overBudget(budget: Budget, spent: Spent, who = "The session"): string | null {
   if (budget.maxTokens !== undefined && spent.tokens >= budget.maxTokens)
-    return `The session used ${spent.tokens} tokens of its budget of ${budget.maxTokens}`;
+    return `${who} used ${spent.tokens} tokens of its budget of ${budget.maxTokens}`;
   if (budget.maxCostUsd !== undefined) {
     if (spent.unpricedSteps > 0)
-      return "The session has a cost budget but used a model with no price; add the model to opencomputer/prices.json";
+      return `${who} has a cost budget but used a model with no price; add the model to opencomputer/prices.json`;
     if (spent.costUsd >= budget.maxCostUsd)
-      return `The session spent $${spent.costUsd.toFixed(6)} of its budget of $${budget.maxCostUsd}`;
+      return `${who} spent $${spent.costUsd.toFixed(6)} of its budget of $${budget.maxCostUsd}`;
   }
   return null;
 }
 
-// Per turn: a new scope reads the log again, so turns run by other processes are counted.
-const spentOf = new WeakMap<TurnScope, Spent>();
+/** One limit a turn is held to: the session's budget, or a label value's for this period. */
+interface Limit {
+  budget: Budget;
+  spent: Spent;
+  who: string;
+}
 
-/** Records a step's usage against the turn's running total (when the session has a budget). */
+// Per turn: a new scope reads again, so turns run by other processes are counted.
+const limitsOf = new WeakMap<TurnScope, Limit[]>();
+
+/** Records a step's usage against the turn's running totals (when any budget applies). */
 export function noteUsage(scope: TurnScope, usage: EventData<"usage.recorded">): void {
-  const spent = spentOf.get(scope);
-  if (spent) addUsage(spent, usage);
+  for (const limit of limitsOf.get(scope) ?? []) addUsage(limit.spent, usage);
+}
+
+async function readLimits(scope: TurnScope): Promise<Limit[]> {
+  const limits: Limit[] = [];
+  const budget = scope.creation.budget;
+  if (budget) {
+    const spent = await readSpent(scope.ctx.store, scope.sessionId);
+    limits.push({ budget, spent, who: "The session" });
+  }
+  const byLabel = scope.ctx.labelBudgets;
+  if (byLabel && byLabel.budgets.length > 0) {
+    const session = await scope.ctx.store.getSession(scope.sessionId);
+    const now = (byLabel.now ?? Date.now)();
+    for (const b of budgetsFor(byLabel.budgets, session?.labels ?? {})) {
+      const { total } = await byLabel.usage.rollUp({
+        projectId: session!.projectId,
+        ...periodOf(b.period, now),
+        label: { key: b.label, value: b.value },
+      });
+      limits.push({
+        budget: b,
+        spent: {
+          tokens: total.inputTokens + total.outputTokens,
+          costUsd: total.costUsd,
+          unpricedSteps: total.unpricedSteps,
+        },
+        who: `Label ${b.label}=${b.value} this ${b.period}`,
+      });
+    }
+  }
+  return limits;
 }
 
 /**
@@ -96,14 +135,14 @@ export function noteUsage(scope: TurnScope, usage: EventData<"usage.recorded">):
  * without a budget costs nothing: no read, no write.
  */
 export async function withinBudget(scope: TurnScope): Promise<boolean> {
-  const budget = scope.creation.budget;
-  if (!budget) return true;
-  let spent = spentOf.get(scope);
-  if (!spent) {
-    spent = await readSpent(scope.ctx.store, scope.sessionId);
-    spentOf.set(scope, spent);
+  if (!scope.creation.budget && !scope.ctx.labelBudgets?.budgets.length) return true;
+  let limits = limitsOf.get(scope);
+  if (!limits) {
+    limits = await readLimits(scope);
+    limitsOf.set(scope, limits);
   }
-  const why = overBudget(budget, spent);
+  let why: string | null = null;
+  for (const limit of limits) why ??= overBudget(limit.budget, limit.spent, limit.who);
   if (why === null) return true;
   const error: TurnError = { code: "budget_exceeded", message: why };
   await failTurn(scope, error);

@@ -8,6 +8,7 @@ import type { Store, WriteBatch } from "../ports/store.ts";
 import type { Tracing } from "../ports/tracing.ts";
 import type { Deadlines } from "./deadlines.ts";
 import type { ProcessProbe } from "./incarnation.ts";
+import type { LabelBudgetOptions } from "./label-budgets.ts";
 import type { McpSettings } from "./mcp-turn.ts";
 import type { HttpMemorySettings } from "./memory-http.ts";
 import type { Notifier } from "./notifier.ts";
@@ -52,6 +53,8 @@ export interface EngineContext {
   memory?: MemoryStore;
   /** Time limits of HTTP memory providers' operations. */
   httpMemory?: HttpMemorySettings;
+  /** Budgets per label value and the usage they are checked against (label-budgets.ts). */
+  labelBudgets?: LabelBudgetOptions;
   /** The model of an agent that selects none (`DEFAULT_MODEL` unless the options say). */
   defaultModel: string;
   /** The MCP client and its time limits; absent when the runtime was given none. */

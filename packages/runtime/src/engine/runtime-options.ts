@@ -16,6 +16,7 @@ import type { EgressSource, EngineContext, Logger } from "./context.ts";
 import { Deadlines } from "./deadlines.ts";
 import { runtimeDefaultTools } from "./default-tools.ts";
 import { type ProcessProbe, procProbe, withIncarnation } from "./incarnation.ts";
+import type { LabelBudgetOptions } from "./label-budgets.ts";
 import { DEFAULT_HTTP_MEMORY, type HttpMemorySettings } from "./memory-http.ts";
 import { Notifier } from "./notifier.ts";
 import { CreationMemo } from "./session-data.ts";
@@ -86,6 +87,11 @@ export interface RuntimeOptions {
   memory?: MemoryStore;
   /** Time limits of HTTP memory providers' operations (docs/memory.md, "HTTP memory"). */
   httpMemory?: Partial<HttpMemorySettings>;
+  /**
+   * Budgets per label value (`opencomputer/budgets.json`), checked against `usage` (e.g.
+   * `createSqliteUsageStore`) when a turn starts and after each step; see docs/usage.md.
+   */
+  labelBudgets?: LabelBudgetOptions;
   /** The MCP client for servers agents attach with useMcpServer (docs/mcp.md). */
   mcp?: McpOptions;
 }
@@ -143,6 +149,7 @@ export function createEngineContext(
     ...(options.egress ? { egress: options.egress } : {}),
     ...(options.memory ? { memory: options.memory } : {}),
     httpMemory: { ...DEFAULT_HTTP_MEMORY, ...options.httpMemory },
+    ...(options.labelBudgets ? { labelBudgets: options.labelBudgets } : {}),
     models: options.models,
     defaultModel: options.defaultModel ?? DEFAULT_MODEL,
     ...(options.mcp

@@ -17,6 +17,8 @@ export interface UsageQuery {
   from: string;
   to: string;
   groupBy?: UsageGroupBy;
+  /** Only steps of sessions whose label `key` is `value` now (label budgets). */
+  label?: { key: string; value: string };
 }
 
 export interface UsageRollUp {

@@ -157,4 +157,39 @@ describe("session budgets", () => {
       ).rejects.toMatchObject({ code: "invalid_input", details: { path } });
     }
   });
+
+  it("holds every session with a label value to that value's budget for the period", async () => {
+    const h = await start({
+      steps: [
+        { text: "one", usage: { inputTokens: 40, outputTokens: 10 } },
+        { text: "two", usage: { inputTokens: 40, outputTokens: 10 } },
+      ],
+      labelBudgets: {
+        budgets: [
+          { label: "customer", maxTokens: 80, period: "month" },
+          { label: "customer", value: "vip", maxTokens: 1000, period: "month" },
+        ],
+        now: () => Date.now(),
+      },
+    });
+    const session = async (customer: string) =>
+      (await h.runtime.sessions.create({ agentId: "shop", labels: { customer } })).session.id;
+    // Two sessions of acme share its 80 tokens: the first spends 50, the second 50 more, then
+    // a third turn finds the month's budget spent before calling the model.
+    const a = await session("acme");
+    expect((await turn(h, a, "hi")).settled.status).toBe("completed");
+    const b = await session("acme");
+    expect((await turn(h, b, "hi")).settled.status).toBe("completed");
+    const third = await turn(h, await session("acme"), "hi");
+    expect(third.settled.error).toMatchObject({ code: "budget_exceeded" });
+    expect(third.settled.error!.message).toContain(
+      "Label customer=acme this month used 100 tokens",
+    );
+    expect(ofType(third.events, "agent.rendered")).toHaveLength(0);
+    // Another value has its own budget; a value with a budget of its own uses that one.
+    expect((await turn(h, await session("globex"), "hi")).settled.status).toBe("completed");
+    const vip = await session("vip");
+    expect((await turn(h, vip, "hi")).settled.status).toBe("completed");
+    expect((await turn(h, vip, "again")).settled.status).toBe("completed");
+  });
 });

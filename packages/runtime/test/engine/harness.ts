@@ -14,11 +14,16 @@ import {
   createRuntime,
   createStaticAgents,
   type EventRecord,
+  type LabelBudgetOptions,
   type Logger,
   type RuntimeOptions,
   type Store,
 } from "@opencomputer/runtime";
-import { createSqliteMemoryStore, createSqliteStore } from "@opencomputer/store-sqlite";
+import {
+  createSqliteMemoryStore,
+  createSqliteStore,
+  createSqliteUsageStore,
+} from "@opencomputer/store-sqlite";
 import { createWorkerExecution, type WorkerPoolOptions } from "@opencomputer/workers";
 import { protocolChecked } from "../protocol-check.ts";
 
@@ -50,7 +55,11 @@ export interface HarnessRuntimeOptions extends Partial<Omit<RuntimeOptions, "exe
 }
 
 export interface HarnessOptions
-  extends Partial<Omit<RuntimeOptions, "store" | "agents" | "models" | "execution">> {
+  extends Partial<
+    Omit<RuntimeOptions, "store" | "agents" | "models" | "execution" | "labelBudgets">
+  > {
+  /** Budgets per label value, checked against the harness's store (createSqliteUsageStore). */
+  labelBudgets?: Omit<LabelBudgetOptions, "usage">;
   /** The worker processes' settings when `execution` is "worker". */
   workers?: WorkerPoolOptions;
   /** Agents as functions of the test file: they can only run in-process. */
@@ -108,6 +117,7 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
       providers,
       model,
       pricer,
+      labelBudgets,
       wrapStore,
       agentMemory,
       ...rest
@@ -137,6 +147,9 @@ export async function harness(options: HarnessOptions): Promise<Harness> {
         override: model ?? "script/test",
         ...(pricer ? { pricer } : {}),
       }),
+      ...(labelBudgets
+        ? { labelBudgets: { ...labelBudgets, usage: createSqliteUsageStore(store) } }
+        : {}),
       log,
       cancelGraceMs: 200,
       ...(agentMemory ? { memory: createSqliteMemoryStore(store) } : {}),
