@@ -109,7 +109,7 @@ async function readLimits(scope: TurnScope): Promise<Limit[]> {
   if (byLabel && byLabel.budgets.length > 0) {
     const session = await scope.ctx.store.getSession(scope.sessionId);
     const now = (byLabel.now ?? Date.now)();
-    for (const b of budgetsFor(byLabel.budgets, session?.labels ?? {})) {
+    for (const b of session ? budgetsFor(byLabel.budgets, session.labels) : []) {
       const { total } = await byLabel.usage.rollUp({
         projectId: session!.projectId,
         ...periodOf(b.period, now),
