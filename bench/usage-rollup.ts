@@ -17,6 +17,9 @@ const { values } = parseArgs({
 });
 const SESSIONS = Number(values.sessions ?? 2000);
 const STEPS = Number(values.steps ?? 50);
+// Writes with and without the trigger alternate, twice, so a busy moment of a shared machine
+// does not land on one side only.
+const ROUNDS = [true, false, true, false];
 
 function step(k: number): NewEvent {
   return {
@@ -89,7 +92,7 @@ async function queries(usage: UsageStore): Promise<Record<string, number>> {
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const rows: string[][] = [];
 
-for (const trigger of [true, false]) {
+for (const trigger of ROUNDS) {
   const dir = mkdtempSync(join(tmpdir(), "oc-usage-bench-"));
   const store = createSqliteStore({ path: join(dir, "data.db") });
   if (!trigger) store.database.exec("DROP TRIGGER oc_usage_steps_from_events");
@@ -99,7 +102,7 @@ for (const trigger of [true, false]) {
     trigger ? "with trigger" : "no trigger",
     `write ${ms((filled / (SESSIONS * STEPS)) * 1000)} per 1000 steps`,
   ]);
-  if (trigger) {
+  if (trigger && rows.every((r) => r[1] !== "total" || r[0] !== "sqlite")) {
     for (const [name, t] of Object.entries(await queries(createSqliteUsageStore(store))))
       rows.push(["sqlite", name, ms(t)]);
   }
@@ -109,7 +112,7 @@ for (const trigger of [true, false]) {
 
 const cluster = await startPrivateCluster();
 try {
-  for (const trigger of [true, false]) {
+  for (const trigger of ROUNDS) {
     const store = await createPostgresStore({
       connectionString: cluster.connectionString(await cluster.createDatabase()),
     });
@@ -120,7 +123,7 @@ try {
       trigger ? "with trigger" : "no trigger",
       `write ${ms((filled / (SESSIONS * STEPS)) * 1000)} per 1000 steps`,
     ]);
-    if (trigger) {
+    if (trigger && rows.every((r) => r[1] !== "total" || r[0] !== "postgres")) {
       // As autovacuum would after a bulk load; without statistics the planner can pick a poor plan.
       await store.pool.query("ANALYZE");
       for (const [name, t] of Object.entries(await queries(createPostgresUsageStore(store))))
