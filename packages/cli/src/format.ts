@@ -35,12 +35,20 @@ export function eventSummary(e: SessionEvent): string {
     case "turn.failed":
       return `${head}${e.data.code}: ${short(e.data.message)}`;
     case "usage.recorded":
-      return `${head}${e.data.model} in ${e.data.inputTokens} out ${e.data.outputTokens}`;
+      return `${head}${e.data.model} in ${e.data.inputTokens} out ${e.data.outputTokens}${costNote(e.data.costUsd)}`;
     default: {
       const data = (e.data ?? {}) as Record<string, unknown>;
       return `${head}${Object.keys(data).length ? short(data) : ""}`;
     }
   }
+}
+
+/** A step's cost; "no price" when the price table does not know the model (never a guess). */
+function costNote(cost: number | null | undefined): string {
+  if (cost === undefined) return "";
+  return cost === null
+    ? ", no price"
+    : `, $${cost.toFixed(6).replace(/0+$/, "").replace(/\.$/, "")}`;
 }
 
 /** Why a render's model is what it is, when it is not simply the agent's choice. */
