@@ -59,5 +59,10 @@ export {
   type ProjectDeclarationResult,
   readProjectDeclaration,
 } from "./project-file.ts";
+export {
+  loadScenarioModules,
+  type ScenarioLoadMessage,
+  type ScenarioModules,
+} from "./scenario-modules.ts";
 export { createScheduleCatalog } from "./schedule-catalog.ts";
 export { acceptUpload, MAX_BUNDLE_BYTES } from "./upload.ts";

@@ -6,6 +6,7 @@
 import { type Deployment, deploymentsDir, readDeployment } from "@opencomputer/build";
 import {
   createEgressGateway,
+  type EgressGatewayOptions,
   envLocalSecrets,
   FileSecretStore,
   gatewayEgressSource,
@@ -21,6 +22,8 @@ export interface ProjectEgressOptions {
   store: Pick<Store, "getSession">;
   /** The runtime, once created (it is created after the gateway, with the gateway's source). */
   runtime: () => Pick<Runtime, "sessions"> | undefined;
+  /** Sees each outbound request before the origin is called (`opencomputer test --crash`). */
+  observe?: EgressGatewayOptions["observe"];
 }
 
 export function projectEgress(options: ProjectEgressOptions) {
@@ -41,6 +44,7 @@ export function projectEgress(options: ProjectEgressOptions) {
     events: async (sessionId, event) => {
       await options.runtime()?.sessions.recordEgress(sessionId, event);
     },
+    ...(options.observe ? { observe: options.observe } : {}),
     log: {
       error: (message, fields) =>
         process.stderr.write(`${JSON.stringify({ level: "error", message, ...fields })}\n`),

@@ -1,8 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { ObservedEgress } from "@opencomputer/connections";
 import { createMcpConnector } from "@opencomputer/mcp";
 import { createModelResolver, createScriptModel, defaultProviders } from "@opencomputer/models";
-import type { AgentResolver, Runtime } from "@opencomputer/runtime";
+import type { AgentResolver, Runtime, Store } from "@opencomputer/runtime";
 import { createRuntime } from "@opencomputer/runtime";
 import {
   createSqliteMemoryStore,
@@ -21,15 +22,31 @@ export interface EmbeddedRuntime {
   close(): Promise<void>;
 }
 
+/** What `opencomputer test` changes: its own store, the scenario's model, and (crash mode) hooks. */
+export interface EmbeddedOptions {
+  /** Another SQLite file than `.opencomputer/data.db`. */
+  dbPath?: string;
+  /** The model every call uses (as OPENCOMPUTER_MODEL), whatever the agent selects. */
+  model?: string;
+  /** Wraps the store the runtime writes through (crash mode's kill points). */
+  wrapStore?: (store: Store) => Store;
+  /** Sees every outbound request at the egress gateway (crash mode). */
+  observeEgress?: (request: ObservedEgress) => void;
+  /** Shorter leases, so a fresh runtime takes a killed one's session over quickly. */
+  timing?: { leaseMs: number; recoveryIntervalMs: number };
+}
+
 /** The runtime on the embedded default: SQLite at `<dir>/.opencomputer/data.db`. */
 export function openEmbedded(
   dir: string,
   agents: (projectDir: string) => AgentResolver,
+  options: EmbeddedOptions = {},
 ): EmbeddedRuntime {
   const projectDir = resolve(dir);
   const dataDir = join(projectDir, ".opencomputer");
   mkdirSync(dataDir, { recursive: true });
-  const store = createSqliteStore({ path: join(dataDir, "data.db") });
+  const sqlite = createSqliteStore({ path: options.dbPath ?? join(dataDir, "data.db") });
+  const store = options.wrapStore ? options.wrapStore(sqlite) : sqlite;
   const computers = projectComputers(projectDir, (sessionId, change) => {
     void runtime.sessions
       .recordComputer(sessionId, change)
@@ -38,15 +55,22 @@ export function openEmbedded(
       );
   });
   // One-shot sessions run on development: loopback origins and `.env.local` secrets allowed.
-  const egress = projectEgress({ projectDir, devMode: true, store, runtime: () => runtime });
+  const egress = projectEgress({
+    projectDir,
+    devMode: true,
+    store,
+    runtime: () => runtime,
+    ...(options.observeEgress ? { observe: options.observeEgress } : {}),
+  });
   // Spans over OTLP when the standard OTEL_* variables ask for them (docs/telemetry.md).
   const tracing = createOtlpTracing();
   const runtime = createRuntime({
     ...(tracing ? { tracing } : {}),
     egress: egress.source,
     store,
-    memory: createSqliteMemoryStore(store),
-    ...projectLabelBudgets(projectDir, createSqliteUsageStore(store)),
+    memory: createSqliteMemoryStore(sqlite),
+    ...projectLabelBudgets(projectDir, createSqliteUsageStore(sqlite)),
+    ...options.timing,
     builtInTools: computers.tools,
     agents: agents(projectDir),
     mcp: { connector: createMcpConnector({ allowLoopbackHttp: true }) },
@@ -54,6 +78,7 @@ export function openEmbedded(
     models: createModelResolver({
       providers: { ...defaultProviders(), script: createScriptModel },
       pricer: projectPricer(projectDir),
+      ...(options.model ? { override: options.model } : {}),
     }),
   });
   return {
@@ -64,7 +89,7 @@ export function openEmbedded(
       await tracing?.close();
       await egress.close();
       await computers.close();
-      await store.close();
+      await sqlite.close();
     },
   };
 }

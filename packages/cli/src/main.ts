@@ -12,6 +12,7 @@ import { secretsCommand } from "./commands/secrets.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { sessionCommand } from "./commands/session.ts";
 import { usageCommand } from "./commands/usage.ts";
+import { testCommand } from "./commands/test.ts";
 
 type Run = (argv: string[]) => Promise<number>;
 
@@ -38,6 +39,7 @@ const COMMANDS: Record<string, Run> = {
   login: (rest) => loginCommand(rest),
   link: linkCommand,
   usage: usageCommand,
+  test: testCommand,
 };
 
 /** Runs the CLI; returns the process exit code. */

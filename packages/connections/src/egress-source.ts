@@ -10,6 +10,9 @@ export interface EgressSourceRequest {
   agentId: string;
   deploymentId: string;
   turnId?: string;
+  callId?: string;
+  phase?: "run" | "preview" | "apply";
+  decisionId?: string;
 }
 
 /** The egress values of one execution, and the end of its token. */

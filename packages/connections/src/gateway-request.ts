@@ -69,6 +69,12 @@ export async function handleEgress(
     // Revoked (its call ended) or abandoned while being checked: the origin is not called.
     controller.signal.throwIfAborted();
     await ctx.emit(claims.sessionId, event(claims, "egress.request", { ...state.target! }));
+    // Before the origin is called: a process killed during the call still has it on record.
+    await ctx.options.observe?.({
+      claims,
+      ...state.target!,
+      idempotencyKey: idempotencyKeyOf(request.connection, request.headers),
+    });
     const upstream = await callUpstream({
       ...request,
       signal: controller.signal,
@@ -236,4 +242,15 @@ function checkOrigin(ctx: GatewayContext, origin: string): void {
 
 function event(claims: EgressClaims, type: EgressEvent["type"], data: JsonObject): EgressEvent {
   return { type, ...(claims.turnId ? { turnId: claims.turnId } : {}), data };
+}
+
+/** The agent's own `Idempotency-Key` header (never a declared, possibly secret, header). */
+function idempotencyKeyOf(
+  connection: { headers: Record<string, unknown> },
+  headers: Headers,
+): string | undefined {
+  const declared = Object.keys(connection.headers).some(
+    (n) => n.toLowerCase() === "idempotency-key",
+  );
+  return declared ? undefined : (headers.get("idempotency-key") ?? undefined);
 }

@@ -15,7 +15,7 @@ import type { ConnectionDeclaration } from "@opencomputer/agent/internal";
 import { type GatewayContext, handleEgress } from "./gateway-request.ts";
 import { LiveTokens } from "./live-tokens.ts";
 import type { SecretResolver } from "./secret-store.ts";
-import { TokenSigner } from "./token.ts";
+import { type EgressClaims, TokenSigner } from "./token.ts";
 
 export interface EgressEvent {
   type: "egress.request" | "egress.response" | "egress.failed";
@@ -46,6 +46,20 @@ export interface EgressGatewayOptions {
   /** Epoch milliseconds, for token lifetimes (tests). */
   now?: () => number;
   log?: { error(message: string, fields?: Record<string, unknown>): void };
+  /**
+   * Sees each request that passed every check, just before the origin is called (`opencomputer
+   * test --crash` records which tool call sent what). Gets no header but the agent's own
+   * `Idempotency-Key`, so never a secret.
+   */
+  observe?: (request: ObservedEgress) => void | Promise<void>;
+}
+
+export interface ObservedEgress {
+  claims: EgressClaims;
+  connectionId: string;
+  method: string;
+  path: string;
+  idempotencyKey: string | undefined;
 }
 
 export interface TokenRequest {
@@ -53,6 +67,10 @@ export interface TokenRequest {
   environment: string;
   deploymentId?: string;
   turnId?: string;
+  /** The tool call (and for an apply, its decision) the execution belongs to; see EgressClaims. */
+  callId?: string;
+  phase?: "run" | "preview" | "apply";
+  decisionId?: string;
   ttlMs?: number;
 }
 

@@ -14,6 +14,7 @@ export {
   type EgressEventSink,
   type EgressGateway,
   type EgressGatewayOptions,
+  type ObservedEgress,
   type TokenRequest,
 } from "./gateway.ts";
 export { normalizeOrigin, normalizeOrigins } from "./origin-binding.ts";

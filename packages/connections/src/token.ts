@@ -16,6 +16,10 @@ export interface EgressClaims {
   environment: string;
   /** The turn the call belongs to, so egress events land in that turn. */
   turnId?: string;
+  /** The tool call whose code holds the token, what it runs, and an apply's decision. */
+  callId?: string;
+  phase?: "run" | "preview" | "apply";
+  decisionId?: string;
   /** Epoch milliseconds after which the token is refused. */
   expiresAt: number;
 }

@@ -16,6 +16,7 @@ import { WEBHOOKS_USAGE } from "./remote/webhooks.ts";
 import { ROLLBACK_USAGE } from "./rollback.ts";
 import { SESSION_ONE_SHOT_USAGE } from "./session.ts";
 import { USAGE_USAGE } from "./usage.ts";
+import { TEST_USAGE } from "./test.ts";
 
 export interface CommandHelp {
   summary: string;
@@ -38,6 +39,11 @@ export const HELP: Record<string, CommandHelp> = {
     usage: `${SESSION_ONE_SHOT_USAGE}
   ${SESSION_USAGE}
   A first word that looks like a subcommand is refused: quote the message or put -- before it.`,
+  },
+  test: {
+    summary:
+      "Run the scenario tests beside each agent (opencomputer/agents/<id>/tests) on the embedded runtime and print a table; --crash kills the runtime at random points and checks recovery (docs/testing.md).",
+    usage: TEST_USAGE,
   },
   sessions: {
     summary: `Follow a session's events. ${SERVER_NOTE}`,

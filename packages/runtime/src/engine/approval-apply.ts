@@ -75,6 +75,9 @@ async function runApply(
       agentId: a.agentId,
       deploymentId: a.deploymentId,
       turnId: a.turnId,
+      callId: a.toolCallId,
+      phase: "apply",
+      ...(a.decision ? { decisionId: a.decision.id } : {}),
     },
     controller.signal,
   );

@@ -31,7 +31,7 @@ export async function proposeApproval(
       `${tool.name} waits for a person's approval, but this session (source "${scope.source}") has nobody to ask`,
     );
   }
-  const lease = await egressFor(scope);
+  const lease = await egressFor(scope, { callId: call.callId, phase: "preview" });
   let preview: Awaited<ReturnType<typeof site.agent.previewTool>>;
   try {
     preview = await site.agent.previewTool(site.render, tool.name, {

@@ -22,6 +22,10 @@ export interface EgressRequest {
   agentId: string;
   deploymentId: string;
   turnId?: string;
+  /** The tool call running the code, what part of the tool it is, and an apply's decision. */
+  callId?: string;
+  phase?: "run" | "preview" | "apply";
+  decisionId?: string;
 }
 
 /**

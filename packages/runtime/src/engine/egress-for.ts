@@ -47,7 +47,10 @@ export async function leaseEgress(
 }
 
 /** The lease for one execution of the turn's agent code; the turn's abort ends it too. */
-export function egressFor(scope: TurnScope): Promise<EgressLease> {
+export function egressFor(
+  scope: TurnScope,
+  call?: { callId: string; phase: "run" | "preview" },
+): Promise<EgressLease> {
   return leaseEgress(
     scope.ctx,
     {
@@ -55,6 +58,7 @@ export function egressFor(scope: TurnScope): Promise<EgressLease> {
       agentId: scope.agentId,
       deploymentId: scope.deploymentId,
       turnId: scope.turn.id,
+      ...call,
     },
     scope.signal,
   );

@@ -45,7 +45,9 @@ export async function executeCall(
 
   // Where the code runs (this process or a worker) checks what it returns and reports:
   // a throw, bad progress or a non-JSON output arrive here as a message for the model.
-  const lease = scope.ctx.egress ? await egressFor(scope) : undefined;
+  const lease = scope.ctx.egress
+    ? await egressFor(scope, { callId: call.callId, phase: "run" })
+    : undefined;
   // Interrupted while the call was being set up: the settlement closes it (tool.failed with
   // settledBy); its code is not started. Agent code checks again where it runs.
   if (scope.signal.aborted) return lease?.end();
