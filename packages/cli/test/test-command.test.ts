@@ -85,10 +85,13 @@ describe("opencomputer test", () => {
     expect(stdout).toMatch(/ledger › scores below the threshold\s+FAIL/);
     expect(stdout).toContain('text score: expected ">= 0.9", got 0.027');
     expect(stdout).toMatch(/ledger › posts an entry without a key\s+pass/);
-    expect(stdout).toContain("3 passed, 2 failed");
+    expect(stdout).toMatch(/ledger › transfers once approved\s+pass/);
+    expect(stdout).toContain("4 passed, 2 failed");
     // The tools really called the service, the idempotent one with its call's key.
     expect(posts.some((k) => /^ses_\w+:call_\w+$/.test(k ?? ""))).toBe(true);
     expect(posts).toContain(undefined);
+    // The approved transfer was applied with its decision's id as the key.
+    expect(posts.some((k) => /^dec_\w+$/.test(k ?? ""))).toBe(true);
   });
 
   it("exits 0 when every chosen scenario passes, and --json is one parseable document", async () => {

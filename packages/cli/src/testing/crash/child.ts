@@ -1,7 +1,9 @@
 // One runtime process of `opencomputer test --crash`:
 //
-//   node --import tsx child.ts '<json: projectDir, dbPath, egressLog, spec, kill?>'
+//   node --import tsx child.ts      then one line on stdin: {projectDir, dbPath, egressLog, spec, kill?}
 //
+// It loads its modules and prints `loaded` before it reads its orders, so the parent can warm
+// the next runtime up while the current one runs (as the runtime's own crash tests do).
 // Opens the embedded runtime on the run's store with the scenario's model, plays the scenario
 // (again, from the start: every step carries an idempotency key, so a step a killed predecessor
 // already took is not taken twice), and prints one JSON line with what it counted. With a kill
@@ -23,11 +25,10 @@ interface ChildArgs {
   kill?: KillPoint;
 }
 
-const args = JSON.parse(process.argv[2] ?? "{}") as ChildArgs;
+process.stdout.write("loaded\n");
+const args = await readOrders();
 const counter = { commits: 0, egress: 0 };
 const onEgress = egressKiller(args.kill, counter);
-// A child the parent lost must not outlive it.
-setTimeout(() => process.exit(3), 120_000).unref();
 
 const opened = openEmbedded(args.projectDir, createDeploymentAgents, {
   dbPath: args.dbPath,
@@ -61,3 +62,21 @@ process.stdout.write(
   `${JSON.stringify({ done: true, sessionId: seen.sessionId, status: seen.status, commits: counter.commits, egress: counter.egress })}\n`,
 );
 process.exit(0);
+
+function readOrders(): Promise<ChildArgs> {
+  return new Promise((resolve) => {
+    let buffered = "";
+    process.stdin.setEncoding("utf8");
+    process.stdin.on("data", (chunk: string) => {
+      buffered += chunk;
+      const end = buffered.indexOf("\n");
+      // A child the parent lost must not outlive it.
+      if (end >= 0) {
+        setTimeout(() => process.exit(3), 120_000).unref();
+        resolve(JSON.parse(buffered.slice(0, end)) as ChildArgs);
+      }
+    });
+    // The parent went away before giving orders.
+    process.stdin.on("end", () => process.exit(4));
+  });
+}

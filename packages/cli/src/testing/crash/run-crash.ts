@@ -32,6 +32,8 @@ export interface CrashOutcome {
   file: string;
   name: string;
   runs: number;
+  /** Kill points a run of the scenario has (2 per commit, 1 per outbound request). */
+  killPoints: number;
   kills: number;
   violations: Array<{ run: number; kill: string; message: string }>;
   nonIdempotent: Array<RepeatedWrite & { run: number; kill: string }>;
@@ -47,8 +49,13 @@ export async function runCrashMode(
   const outcomes: CrashOutcome[] = [];
   if (!options.json)
     process.stderr.write(`crash mode: seed ${options.seed}, ${options.runs} runs per scenario\n`);
-  for (const spec of scenarios)
-    outcomes.push(await crashScenario(projectDir, spec, options.runs, random));
+  const runtimes = new Runtimes();
+  try {
+    for (const spec of scenarios)
+      outcomes.push(await crashScenario(runtimes, projectDir, spec, options.runs, random));
+  } finally {
+    runtimes.close();
+  }
   const failed = outcomes.filter(
     (o) => o.error || o.violations.length > 0 || o.nonIdempotent.length > 0,
   );
@@ -61,6 +68,7 @@ export async function runCrashMode(
 }
 
 async function crashScenario(
+  runtimes: Runtimes,
   projectDir: string,
   spec: ScenarioSpec,
   runs: number,
@@ -71,11 +79,12 @@ async function crashScenario(
     file: spec.file,
     name: spec.name,
     runs: 0,
+    killPoints: 0,
     kills: 0,
     violations: [],
     nonIdempotent: [],
   };
-  const base = await oneRun(projectDir, spec, undefined);
+  const base = await oneRun(runtimes, projectDir, spec, undefined);
   if (!base.done) {
     outcome.error = `the scenario does not run to its end without kills: ${base.stderr.slice(-500)}`;
     base.cleanup();
@@ -87,14 +96,12 @@ async function crashScenario(
   const { commits, egress } = base.done;
   base.cleanup();
   const seenTools = new Set<string>();
-  for (let run = 1; run <= runs; run++) {
-    const pick = Math.floor(random() * (2 * commits + egress));
-    const kill: KillPoint =
-      pick < 2 * commits
-        ? { at: "commit", n: Math.floor(pick / 2) + 1, when: pick % 2 === 0 ? "before" : "after" }
-        : { at: "egress", n: pick - 2 * commits + 1 };
+  const points = killPoints(commits, egress, random).slice(0, runs);
+  outcome.killPoints = 2 * commits + egress;
+  for (const [index, kill] of points.entries()) {
+    const run = index + 1;
     const killText = describeKill(kill);
-    const result = await oneRun(projectDir, spec, kill);
+    const result = await oneRun(runtimes, projectDir, spec, kill);
     outcome.runs++;
     outcome.kills += result.kills;
     try {
@@ -139,7 +146,12 @@ interface Done {
 }
 
 /** One run on a fresh store: a runtime (killed at `kill`), then fresh ones until it is done. */
-async function oneRun(projectDir: string, spec: ScenarioSpec, kill: KillPoint | undefined) {
+async function oneRun(
+  runtimes: Runtimes,
+  projectDir: string,
+  spec: ScenarioSpec,
+  kill: KillPoint | undefined,
+) {
   const dir = mkdtempSync(join(tmpdir(), "oc-crash-"));
   const dbPath = join(dir, "test.db");
   const egressLog = join(dir, "egress.log");
@@ -148,7 +160,7 @@ async function oneRun(projectDir: string, spec: ScenarioSpec, kill: KillPoint | 
   let stderr = "";
   let done: Done | undefined;
   for (let attempt = 0; attempt <= MAX_RESUMES && !done; attempt++) {
-    const exit = await runChild({
+    const exit = await runtimes.run({
       projectDir,
       dbPath,
       egressLog,
@@ -171,25 +183,58 @@ async function oneRun(projectDir: string, spec: ScenarioSpec, kill: KillPoint | 
   };
 }
 
-function runChild(
-  args: object,
-): Promise<{ stdout: string; stderr: string; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => {
-    const child: ChildProcess = spawn(
-      process.execPath,
-      ["--import", TSX, CHILD, JSON.stringify(args)],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout!.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child
-      .stderr!.setEncoding("utf8")
-      .on("data", (s: string) => (stderr = (stderr + s).slice(-4000)));
-    child.on("close", (_code, signal) => resolve({ stdout, stderr, signal }));
+/** Runtime processes, one loaded ahead: a kill is followed by a fresh runtime without waiting. */
+class Runtimes {
+  private spare: Spawned | undefined;
+
+  async run(
+    args: object,
+  ): Promise<{ stdout: string; stderr: string; signal: NodeJS.Signals | null }> {
+    const child = this.spare ?? spawnRuntime();
+    this.spare = spawnRuntime();
+    await child.loaded;
+    child.proc.stdin!.write(`${JSON.stringify(args)}\n`);
+    return child.exited;
+  }
+
+  close(): void {
+    this.spare?.proc.kill("SIGKILL");
+    this.spare = undefined;
+  }
+}
+
+interface Spawned {
+  proc: ChildProcess;
+  loaded: Promise<void>;
+  exited: Promise<{ stdout: string; stderr: string; signal: NodeJS.Signals | null }>;
+}
+
+function spawnRuntime(): Spawned {
+  const proc = spawn(process.execPath, ["--import", TSX, CHILD], {
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  let stdout = "";
+  let stderr = "";
+  let onLoaded!: () => void;
+  const loaded = new Promise<void>((resolve) => {
+    onLoaded = resolve;
+  });
+  proc.stdin!.on("error", () => {});
+  proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+    if (stdout.startsWith("loaded\n")) onLoaded();
+  });
+  proc.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const exited = new Promise<{ stdout: string; stderr: string; signal: NodeJS.Signals | null }>(
+    (resolve) =>
+      proc.on("close", (_code, signal) => {
+        onLoaded();
+        resolve({ stdout, stderr, signal });
+      }),
+  );
+  return { proc, loaded, exited };
 }
 
 async function withStore<T>(
@@ -209,7 +254,7 @@ function formatCrash(outcomes: CrashOutcome[], seed: number): string {
   for (const o of outcomes) {
     const ok = !o.error && o.violations.length === 0 && o.nonIdempotent.length === 0;
     lines.push(
-      `${o.agent} › ${o.name}  ${ok ? "pass" : "FAIL"}  ${o.runs} runs, ${o.kills} kills  ${o.file}`,
+      `${o.agent} › ${o.name}  ${ok ? "pass" : "FAIL"}  ${o.runs} of ${o.killPoints} kill points, ${o.kills} kills  ${o.file}`,
     );
     if (o.error) lines.push(`    error: ${o.error}`);
     for (const v of o.violations.slice(0, 20))
@@ -227,6 +272,24 @@ function formatCrash(outcomes: CrashOutcome[], seed: number): string {
     `${outcomes.length - failed} passed, ${failed} failed (seed ${seed}; rerun with --seed ${seed})`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Every kill point of a run that makes `commits` commits and `egress` outbound requests, in a
+ * seeded random order: `--runs N` tries the first N, so no point is tried twice and N at or above
+ * the count tries them all.
+ */
+function killPoints(commits: number, egress: number, random: () => number): KillPoint[] {
+  const all: KillPoint[] = [];
+  for (let n = 1; n <= commits; n++) {
+    all.push({ at: "commit", n, when: "before" }, { at: "commit", n, when: "after" });
+  }
+  for (let n = 1; n <= egress; n++) all.push({ at: "egress", n });
+  for (let i = all.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [all[i], all[j]] = [all[j]!, all[i]!];
+  }
+  return all;
 }
 
 function mulberry32(seed: number): () => number {
