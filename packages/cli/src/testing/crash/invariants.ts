@@ -45,7 +45,7 @@ export async function checkCrashRun(
   store: Store,
   sessionId: string,
   egress: EgressLine[],
-  baseline: string[],
+  baseline: string[] | undefined,
 ): Promise<{ violations: string[]; repeated: RepeatedWrite[] }> {
   const violations: string[] = [];
   const events = await store.readEvents(sessionId, 0, 1_000_000);
@@ -70,7 +70,8 @@ export async function checkCrashRun(
     violations.push("two result records share a tool call");
 
   const made = await callSignature(store, sessionId);
-  if (canonicalJson(made) !== canonicalJson(baseline))
+  // Only a scripted model makes the same calls every run; a real one has no baseline to match.
+  if (baseline && canonicalJson(made) !== canonicalJson(baseline))
     violations.push(
       `the calls differ from a run without kills (a call re-executed under a new id?): ${made.length} calls, expected ${baseline.length}`,
     );

@@ -90,9 +90,9 @@ async function crashScenario(
     base.cleanup();
     return outcome;
   }
-  const baseline = await withStore(base.dbPath, (store) =>
-    callSignature(store, base.done!.sessionId),
-  );
+  const baseline = spec.model.startsWith("script/")
+    ? await withStore(base.dbPath, (store) => callSignature(store, base.done!.sessionId))
+    : undefined;
   const { commits, egress } = base.done;
   base.cleanup();
   const seenTools = new Set<string>();
