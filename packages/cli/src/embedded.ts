@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { ObservedEgress } from "@opencomputer/connections";
 import { createMcpConnector } from "@opencomputer/mcp";
 import { createModelResolver, createScriptModel, defaultProviders } from "@opencomputer/models";
-import type { AgentResolver, Runtime, Store } from "@opencomputer/runtime";
+import type { AgentResolver, ExecutionOption, Runtime, Store } from "@opencomputer/runtime";
 import { createRuntime } from "@opencomputer/runtime";
 import {
   createSqliteMemoryStore,
@@ -34,6 +34,8 @@ export interface EmbeddedOptions {
   observeEgress?: (request: ObservedEgress) => void;
   /** Shorter leases, so a fresh runtime takes a killed one's session over quickly. */
   timing?: { leaseMs: number; recoveryIntervalMs: number };
+  /** Where agent code runs (default: this process); `close` runs after the runtime's. */
+  execution?: (agents: AgentResolver) => { execution: ExecutionOption; close(): Promise<void> };
 }
 
 /** The runtime on the embedded default: SQLite at `<dir>/.opencomputer/data.db`. */
@@ -47,6 +49,8 @@ export function openEmbedded(
   mkdirSync(dataDir, { recursive: true });
   const sqlite = createSqliteStore({ path: options.dbPath ?? join(dataDir, "data.db") });
   const store = options.wrapStore ? options.wrapStore(sqlite) : sqlite;
+  const resolver = agents(projectDir);
+  const execution = options.execution?.(resolver);
   const computers = projectComputers(projectDir, (sessionId, change) => {
     void runtime.sessions
       .recordComputer(sessionId, change)
@@ -72,7 +76,8 @@ export function openEmbedded(
     ...projectLabelBudgets(projectDir, createSqliteUsageStore(sqlite)),
     ...options.timing,
     builtInTools: computers.tools,
-    agents: agents(projectDir),
+    agents: resolver,
+    ...(execution ? { execution: execution.execution } : {}),
     mcp: { connector: createMcpConnector({ allowLoopbackHttp: true }) },
     // Real providers read their keys from the environment when a model is first used.
     models: createModelResolver({
@@ -86,6 +91,7 @@ export function openEmbedded(
     runtime,
     async close() {
       await runtime.close();
+      await execution?.close();
       await tracing?.close();
       await egress.close();
       await computers.close();

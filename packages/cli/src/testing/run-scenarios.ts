@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDeploymentAgents } from "@opencomputer/build";
 import { openEmbedded } from "../embedded.ts";
+import { cliExecution, startExecution } from "../execution.ts";
 import { checkScenario } from "./check.ts";
 import type { Discovered } from "./discover.ts";
 import { driveScenario } from "./drive.ts";
@@ -23,6 +24,8 @@ export async function runScenario(
   const opened = openEmbedded(projectDir, createDeploymentAgents, {
     dbPath: join(dir, "test.db"),
     model: spec.model,
+    // Agent code in worker processes, sandboxed where bubblewrap is, as `opencomputer dev` runs it.
+    execution: (agents) => startExecution(cliExecution(projectDir), agents),
   });
   const base = { agent: spec.agentId, file: spec.file, name: spec.name };
   try {

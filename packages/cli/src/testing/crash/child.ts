@@ -13,6 +13,7 @@
 import { appendFileSync } from "node:fs";
 import { createDeploymentAgents } from "@opencomputer/build";
 import { openEmbedded } from "../../embedded.ts";
+import { cliExecution, startExecution } from "../../execution.ts";
 import { driveScenario } from "../drive.ts";
 import type { ScenarioSpec } from "../scenario.ts";
 import { egressKiller, type KillPoint, killingStore } from "./kill-points.ts";
@@ -54,6 +55,8 @@ const opened = openEmbedded(args.projectDir, createDeploymentAgents, {
   },
   // A killed runtime's session is taken over within a fraction of a second.
   timing: { leaseMs: 300, recoveryIntervalMs: 40 },
+  // Agent code in worker processes (sandboxed where bubblewrap is), which die with this one.
+  execution: (agents) => startExecution(cliExecution(args.projectDir), agents),
 });
 await opened.runtime.start();
 const seen = await driveScenario(opened.runtime, args.spec);
