@@ -66,7 +66,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe("opencomputer test", () => {
+// Each case builds the project and starts runtimes and a loader process: slow on a busy machine.
+describe("opencomputer test", { timeout: 240_000 }, () => {
   const dir = project("main");
 
   it("prints a table of passing and failing scenarios and exits 1 on a failure", async () => {
@@ -122,7 +123,7 @@ describe("opencomputer test", () => {
   });
 });
 
-describe("bad test files", () => {
+describe("bad test files", { timeout: 240_000 }, () => {
   it("names an unknown agent", async () => {
     const { code, stderr } = await cli(project("unknown"), ["nobody"]);
     expect(code).toBe(1);
