@@ -11,8 +11,8 @@ import { rollbackCommand } from "./commands/rollback.ts";
 import { secretsCommand } from "./commands/secrets.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { sessionCommand } from "./commands/session.ts";
-import { usageCommand } from "./commands/usage.ts";
 import { testCommand } from "./commands/test.ts";
+import { usageCommand } from "./commands/usage.ts";
 
 type Run = (argv: string[]) => Promise<number>;
 

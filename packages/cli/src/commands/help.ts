@@ -15,8 +15,8 @@ import { SESSIONS_USAGE } from "./remote/tail.ts";
 import { WEBHOOKS_USAGE } from "./remote/webhooks.ts";
 import { ROLLBACK_USAGE } from "./rollback.ts";
 import { SESSION_ONE_SHOT_USAGE } from "./session.ts";
-import { USAGE_USAGE } from "./usage.ts";
 import { TEST_USAGE } from "./test.ts";
+import { USAGE_USAGE } from "./usage.ts";
 
 export interface CommandHelp {
   summary: string;
