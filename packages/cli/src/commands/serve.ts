@@ -34,21 +34,7 @@ import { keyFilePath } from "./keys.ts";
  * or `OPENCOMPUTER_API_KEYS` (comma-separated).
  */
 export async function serveCommand(argv: string[], mode: "dev" | "server"): Promise<number> {
-  const usage = `opencomputer ${mode} [--dir DIR] [--port N]${mode === "server" ? " --store <file.db|postgres://…>" : ""}`;
-  const options = {
-    dir: { type: "string" },
-    port: { type: "string" },
-    store: { type: "string" },
-  } as const;
-  const { values, positionals } = parse(argv, options, usage);
-  noExtra(positionals, 0, usage);
-  const projectDir = resolve(values.dir ?? ".");
-  const port = values.port === undefined ? 4600 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new OpenComputerError("usage", "--port must be 0..65535");
-  if (mode === "server" && !values.store)
-    throw new OpenComputerError("usage", "server needs --store <file.db|postgres://…>");
-
+  const { projectDir, port, store } = serveOptions(argv, mode);
   // Start-up and every dev rebuild load the project's code, confined as workers are (issue #21).
   const isolation = buildIsolation(projectDir);
   if (isolation.kind !== "sandbox") process.stderr.write(`warning: ${isolation.description}\n`);
@@ -66,7 +52,69 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
     );
   } else if (!(await build())) return 1;
 
-  const opened = await openStore(values.store ?? join(projectDir, ".opencomputer", "data.db"));
+  const stack = await startStack(projectDir, mode, store);
+  const { runtime, opened } = stack;
+  const keys = apiKeys(projectDir, mode);
+  const triggers = startTriggers(projectDir, runtime, opened.triggers);
+  const delivery = startEventDelivery(runtime.runtimeId, opened.deliveries, mode === "dev");
+  const handler = createHandler({
+    runtime,
+    auth: createKeyFileAuth(keyFilePath(projectDir), keys.accepted),
+    catalog: createDeploymentCatalog(projectDir, { isolation }),
+    console: { dir: consoleDistDir },
+    usage: opened.usage,
+    ...triggers.handler,
+    ...delivery.handler,
+  });
+  const served = await serve(handler, { port });
+  process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
+  process.stdout.write(`Console: ${served.url}/console/\n`);
+  process.stdout.write(`Execution: ${stack.executionDescription}\n`);
+  process.stdout.write(`Build: ${isolation.description}\n`);
+  process.stdout.write(`Tracing: ${tracingConfig().reason}\n`);
+  if (keys.printed) process.stdout.write(`API key: ${keys.printed}\n`);
+
+  let watcher: ReturnType<typeof watch> | undefined;
+  if (mode === "dev") {
+    let timer: NodeJS.Timeout | undefined;
+    watcher = watch(join(projectDir, "opencomputer"), { recursive: true }, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => void build(), 200);
+    });
+  }
+  await new Promise<void>((done) => {
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+  });
+  watcher?.close();
+  await served.close();
+  await triggers.close();
+  await delivery.close();
+  await stack.close();
+  return 0;
+}
+
+function serveOptions(argv: string[], mode: "dev" | "server") {
+  const usage = `opencomputer ${mode} [--dir DIR] [--port N]${mode === "server" ? " --store <file.db|postgres://…>" : ""}`;
+  const options = {
+    dir: { type: "string" },
+    port: { type: "string" },
+    store: { type: "string" },
+  } as const;
+  const { values, positionals } = parse(argv, options, usage);
+  noExtra(positionals, 0, usage);
+  const projectDir = resolve(values.dir ?? ".");
+  const port = values.port === undefined ? 4600 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new OpenComputerError("usage", "--port must be 0..65535");
+  if (mode === "server" && !values.store)
+    throw new OpenComputerError("usage", "server needs --store <file.db|postgres://…>");
+  return { projectDir, port, store: values.store };
+}
+
+/** The store, the runtime and what it runs with (computers, egress, workers, tracing). */
+async function startStack(projectDir: string, mode: "dev" | "server", storeUrl?: string) {
+  const opened = await openStore(storeUrl ?? join(projectDir, ".opencomputer", "data.db"));
   const { store } = opened;
   const computers = projectComputers(projectDir, (sessionId, change) => {
     void runtime.sessions
@@ -102,67 +150,42 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
     }),
   });
   await runtime.start();
+  return {
+    runtime,
+    opened,
+    executionDescription: execution.description,
+    async close() {
+      await runtime.close();
+      await tracing?.close();
+      await running.close();
+      await egress.close();
+      await computers.close();
+      await opened.close();
+    },
+  };
+}
 
-  const envKeys = (process.env.OPENCOMPUTER_API_KEYS ?? process.env.OPENCOMPUTER_API_KEY ?? "")
+/** The keys the API accepts besides the key file's, and the one dev prints. */
+function apiKeys(projectDir: string, mode: "dev" | "server") {
+  const accepted = (process.env.OPENCOMPUTER_API_KEYS ?? process.env.OPENCOMPUTER_API_KEY ?? "")
     .split(",")
     .map((k) => k.trim())
     .filter(Boolean);
-  const keyFile = new KeyFile(keyFilePath(projectDir));
-  let printKey: string | undefined;
+  let printed: string | undefined;
   if (mode === "dev") {
     // dev keeps one development key in clear (0600, under .opencomputer) so every run prints it.
-    printKey = envKeys[0] ?? devKey(projectDir);
-    if (!envKeys.includes(printKey)) envKeys.push(printKey);
-  } else if (envKeys.length === 0 && keyFile.list().every((k) => k.revokedAt)) {
+    printed = accepted[0] ?? devKey(projectDir);
+    if (!accepted.includes(printed)) accepted.push(printed);
+  } else if (
+    accepted.length === 0 &&
+    new KeyFile(keyFilePath(projectDir)).list().every((k) => k.revokedAt)
+  ) {
     throw new OpenComputerError(
       "usage",
       "no API keys: run `opencomputer keys create` or set OPENCOMPUTER_API_KEYS",
     );
   }
-  const auth = createKeyFileAuth(keyFilePath(projectDir), envKeys);
-  const catalog = createDeploymentCatalog(projectDir, { isolation });
-  const triggers = startTriggers(projectDir, runtime, opened.triggers);
-  const delivery = startEventDelivery(runtime.runtimeId, opened.deliveries, mode === "dev");
-  const handler = createHandler({
-    runtime,
-    auth,
-    catalog,
-    console: { dir: consoleDistDir },
-    usage: opened.usage,
-    ...triggers.handler,
-    ...delivery.handler,
-  });
-  const served = await serve(handler, { port });
-  process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
-  process.stdout.write(`Console: ${served.url}/console/\n`);
-  process.stdout.write(`Execution: ${execution.description}\n`);
-  process.stdout.write(`Build: ${isolation.description}\n`);
-  process.stdout.write(`Tracing: ${tracingConfig().reason}\n`);
-  if (printKey) process.stdout.write(`API key: ${printKey}\n`);
-
-  let watcher: ReturnType<typeof watch> | undefined;
-  if (mode === "dev") {
-    let timer: NodeJS.Timeout | undefined;
-    watcher = watch(join(projectDir, "opencomputer"), { recursive: true }, () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => void build(), 200);
-    });
-  }
-  await new Promise<void>((done) => {
-    process.once("SIGINT", done);
-    process.once("SIGTERM", done);
-  });
-  watcher?.close();
-  await served.close();
-  await triggers.close();
-  await delivery.close();
-  await runtime.close();
-  await tracing?.close();
-  await running.close();
-  await egress.close();
-  await computers.close();
-  await opened.close();
-  return 0;
+  return { accepted, printed };
 }
 
 function devKey(projectDir: string): string {
