@@ -30,6 +30,7 @@ import {
 } from "./statements.ts";
 import { collectGarbage, gcExposed, type LatencySummary } from "./stats.ts";
 import { benchTracing } from "./tracing.ts";
+import { benchTracingOff, type TracingOffCost } from "./tracing-off.ts";
 
 const BENCHMARKS = [
   "bare",
@@ -231,6 +232,7 @@ async function main() {
   let statements: StatementCount[] | null = null;
   let longSession: LongSessionResult | null = null;
   let spansPerRun: number | null = null;
+  let tracingOff: TracingOffCost | null = null;
 
   for (const name of BENCHMARKS) {
     if (!opts.only.has(name)) continue;
@@ -257,6 +259,7 @@ async function main() {
       latency["tracing off"] = traced.off;
       latency["tracing on"] = traced.on;
       spansPerRun = traced.spansPerRun;
+      tracingOff = await benchTracingOff();
     } else if (name === "build") buildReport = benchBuild();
     else if (name === "cluster") cluster = await benchCluster();
     else if (name === "sse") sse = await benchSse();
@@ -274,6 +277,15 @@ async function main() {
   const computed = ratios(latency);
   if (computed.length > 0) console.log(`${ratioTable(computed)}\n`);
   if (spansPerRun !== null) console.log(`tracing on: ${spansPerRun} spans per run\n`);
+  if (tracingOff !== null) {
+    const off = latency["tracing off"];
+    const share = off
+      ? ` (${((100 * tracingOff.usPerRun) / off.p50Us).toFixed(3)} % of the off p50)`
+      : "";
+    console.log(
+      `tracing off: ${tracingOff.callsPerRun} calls per run × ${tracingOff.nsPerCall.toFixed(1)} ns = ${tracingOff.usPerRun.toFixed(3)} µs per run${share}\n`,
+    );
+  }
   if (concurrent) console.log(`${concurrentTable(concurrent)}\n`);
   if (buildReport) console.log(`${buildReport}\n`);
   if (cluster) console.log(`${clusterTable(cluster)}\n`);
@@ -294,6 +306,7 @@ async function main() {
     statements,
     longSession,
     spansPerRun,
+    tracingOff,
   };
   writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`results written to ${opts.out}`);

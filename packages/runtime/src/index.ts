@@ -128,6 +128,7 @@ export type * from "./ports/records.ts";
 export type * from "./ports/store.ts";
 export { StoreError } from "./ports/store-errors.ts";
 export {
+  NO_SPAN,
   NO_TRACING,
   type SettledTurn,
   type SpanAttributes,
