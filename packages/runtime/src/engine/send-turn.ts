@@ -29,16 +29,11 @@ export async function sendTurnNow(
   rawInput: unknown,
   opts: SendTurnOptions,
 ): Promise<SendTurnResult> {
-  const { ctx, actors, kick, startNew, mustGetSession } = deps;
+  const { ctx, actors, startNew, mustGetSession } = deps;
   const { store } = ctx;
   const input: AgentInput = withOrigin(validateInput(rawInput), opts.origin);
   const mode = validateMode(opts.mode);
-  const key = opts.idempotencyKey;
-  if (key !== undefined && (typeof key !== "string" || key.length === 0 || key.length > 256)) {
-    throw new ConflictError("invalid_input", "idempotencyKey must be 1 to 256 characters", {
-      path: "idempotencyKey",
-    });
-  }
+  const key = checkedKey(opts.idempotencyKey);
   const session = await mustGetSession(sessionId);
   if (key) {
     const existing = await store.findTurnByIdempotencyKey(sessionId, key);
@@ -78,44 +73,13 @@ export async function sendTurnNow(
     !heldElsewhere(session, ctx.runtimeId);
   const active = mayStart || mode !== "queue" ? await store.listActiveTurns(sessionId) : [];
   const running = active.filter((t) => t.status === "running");
-  const now = isoNow();
-  const turn: TurnRecord = {
-    id: newId("turn"),
+  const turn = queuedTurn(
     sessionId,
-    input: plan.kind === "answer" ? plan.input : input,
+    plan.kind === "answer" ? plan.input : input,
     mode,
-    status: "queued",
-    outcome: null,
-    error: null,
-    idempotencyKey: key ?? (plan.kind === "answer" ? plan.idempotencyKey : null),
-    steps: 0,
-    createdAt: now,
-    updatedAt: now,
-    startedAt: null,
-    settledAt: null,
-  };
-  const events: NewEvent[] = [
-    {
-      type: "message.received",
-      turnId: turn.id,
-      data: { input, mode },
-    },
-    { type: "turn.queued", turnId: turn.id, data: { mode } },
-  ];
-  if (mode === "steer" && running[0]) {
-    events.push({
-      type: "turn.steered",
-      turnId: turn.id,
-      data: { activeTurnId: running[0].id },
-    });
-  }
-  if (mode === "interrupt" && running.length > 0) {
-    events.push({
-      type: "turn.interrupted",
-      turnId: turn.id,
-      data: { interruptedTurnIds: running.map((t) => t.id) },
-    });
-  }
+    key ?? (plan.kind === "answer" ? plan.idempotencyKey : null),
+  );
+  const events = receivedEvents(turn, input, mode, running);
   try {
     if (mayStart && active.length === 0 && (await startNew(sessionId, session, turn, events))) {
       return { turnId: turn.id, status: "running", duplicate: false };
@@ -140,20 +104,89 @@ export async function sendTurnNow(
     }
     throw error;
   }
-  if (mode === "steer" && running[0]) {
+  return wake(deps, session, turn, running, plan.kind === "answer");
+}
+
+/** Wakes the session's actor for what was written: a steer, an interrupt, or a queued turn. */
+async function wake(
+  { ctx, actors, kick }: SendTurnDeps,
+  session: SessionRecord,
+  turn: TurnRecord,
+  running: TurnRecord[],
+  answered: boolean,
+): Promise<SendTurnResult> {
+  const sessionId = session.id;
+  if (turn.mode === "steer" && running[0]) {
     actors.get(sessionId)?.noteSteering();
     kick(sessionId);
     return { turnId: turn.id, status: "running", duplicate: false };
   }
-  if (mode === "interrupt" && running.length > 0) {
+  if (turn.mode === "interrupt" && running.length > 0) {
     await interruptTurns(ctx, actors, sessionId, running, turn.id);
     kick(sessionId);
   } else {
     // A queued turn (or an answer, which changed the session) leaves the session's status and
     // lease as read; the actor can start from this copy.
-    kick(sessionId, plan.kind === "answer" ? undefined : session);
+    kick(sessionId, answered ? undefined : session);
   }
   return { turnId: turn.id, status: "queued", duplicate: false };
+}
+
+function checkedKey(key: unknown): string | undefined {
+  if (key !== undefined && (typeof key !== "string" || key.length === 0 || key.length > 256)) {
+    throw new ConflictError("invalid_input", "idempotencyKey must be 1 to 256 characters", {
+      path: "idempotencyKey",
+    });
+  }
+  return key;
+}
+
+function queuedTurn(
+  sessionId: string,
+  input: AgentInput,
+  mode: TurnRecord["mode"],
+  idempotencyKey: string | null,
+): TurnRecord {
+  const now = isoNow();
+  return {
+    id: newId("turn"),
+    sessionId,
+    input,
+    mode,
+    status: "queued",
+    outcome: null,
+    error: null,
+    idempotencyKey,
+    steps: 0,
+    createdAt: now,
+    updatedAt: now,
+    startedAt: null,
+    settledAt: null,
+  };
+}
+
+/** message.received and turn.queued, then what the turn does to the running ones. */
+function receivedEvents(
+  turn: TurnRecord,
+  input: AgentInput,
+  mode: TurnRecord["mode"],
+  running: TurnRecord[],
+): NewEvent[] {
+  const events: NewEvent[] = [
+    { type: "message.received", turnId: turn.id, data: { input, mode } },
+    { type: "turn.queued", turnId: turn.id, data: { mode } },
+  ];
+  if (mode === "steer" && running[0]) {
+    events.push({ type: "turn.steered", turnId: turn.id, data: { activeTurnId: running[0].id } });
+  }
+  if (mode === "interrupt" && running.length > 0) {
+    events.push({
+      type: "turn.interrupted",
+      turnId: turn.id,
+      data: { interruptedTurnIds: running.map((t) => t.id) },
+    });
+  }
+  return events;
 }
 
 /** Another runtime's lease on the session is still live: that runtime takes the turn. */
