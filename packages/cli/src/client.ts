@@ -47,36 +47,7 @@ export class ApiClient {
   }
 
   async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-    const response = await this.#send(
-      method,
-      path,
-      {
-        accept: "application/json",
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body === undefined ? undefined : JSON.stringify(body),
-      signal,
-    );
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (!response.ok) {
-      const error = (parsed as { error?: { code?: unknown; message?: unknown; path?: unknown } })
-        ?.error;
-      const code = typeof error?.code === "string" ? error.code : `http_${response.status}`;
-      const message =
-        typeof error?.message === "string"
-          ? error.message
-          : `HTTP ${response.status} ${method} ${path}`;
-      throw new OpenComputerError(code, message, {
-        status: response.status,
-        ...(typeof error?.path === "string" ? { path: error.path } : {}),
-      });
-    }
+    const { parsed } = await this.#json(method, path, {}, body, signal);
     if (parsed === undefined) {
       throw new OpenComputerError("invalid_response", `${method} ${path}: the body is not JSON`);
     }
@@ -128,6 +99,21 @@ export class ApiClient {
     headers: Record<string, string>,
     body?: unknown,
   ): Promise<{ body: T | undefined; etag: string | null }> {
+    const { parsed, response } = await this.#json(method, path, headers, body, undefined);
+    return { body: parsed as T | undefined, etag: response.headers.get("etag") };
+  }
+
+  /**
+   * A JSON request: the parsed body (undefined when empty or not JSON) and the response; an
+   * error answer becomes an `OpenComputerError` with the server's code, message and path.
+   */
+  async #json(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<{ parsed: unknown; response: Response }> {
     const response = await this.#send(
       method,
       path,
@@ -137,7 +123,7 @@ export class ApiClient {
         ...headers,
       },
       body === undefined ? undefined : JSON.stringify(body),
-      undefined,
+      signal,
     );
     const text = await response.text();
     let parsed: unknown;
@@ -160,7 +146,7 @@ export class ApiClient {
         },
       );
     }
-    return { body: parsed as T | undefined, etag: response.headers.get("etag") };
+    return { parsed, response };
   }
 
   get<T>(path: string, signal?: AbortSignal): Promise<T> {
