@@ -14,6 +14,7 @@ export {
   deliveryTablesDdl,
 } from "./delivery-schema.ts";
 export { SqlDeliveryStore } from "./delivery-store.ts";
+export { newEventId } from "./event-id.ts";
 export * from "./memory-rows.ts";
 export * from "./row-mapping.ts";
 export * from "./trigger-rows.ts";

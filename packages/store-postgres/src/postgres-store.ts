@@ -33,6 +33,7 @@ import {
 } from "./lease.ts";
 import { channelFor, RELEASE_LEASE_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
+import { PipelinedConnections } from "./pipeline.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
@@ -81,6 +82,13 @@ export interface PostgresStoreOptions {
    * used by one process only).
    */
   notify?: boolean;
+  /**
+   * The store's own statements (one each: every write, every read) go on this many connections
+   * in pipeline mode (pipeline.ts) instead of one pooled connection per statement; `false`
+   * sends them through the pool. Default 2. The pool still serves the transactions of the
+   * memory, trigger, delivery and usage stores.
+   */
+  pipeline?: false | { connections?: number };
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -95,6 +103,8 @@ export class PostgresStore implements Store {
     readonly pool: pg.Pool,
     /** The NOTIFY channel (notify.ts), or null to send none. */
     readonly channel: string | null = null,
+    /** Where the store's own single statements go; the pool when null. */
+    private readonly pipeline: PipelinedConnections | null = null,
   ) {}
 
   async createSession(
@@ -411,6 +421,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.pipeline?.end();
     await this.pool.end();
   }
 
@@ -427,6 +438,7 @@ export class PostgresStore implements Store {
       name = `oc_${this.statementNames.size}`;
       this.statementNames.set(text, name);
     }
+    if (this.pipeline !== null) return this.pipeline.query<R>({ name, text, values });
     return this.pool.query<R>({ name, text, values });
   }
 
@@ -481,5 +493,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     await pool.end();
     throw error;
   }
-  return new PostgresStore(pool, options.notify === false ? null : channelFor(schema));
+  const pipeline =
+    options.pipeline === false
+      ? null
+      : new PipelinedConnections(config, {
+          connections: options.pipeline?.connections,
+          setup: schema === undefined ? undefined : `SET search_path TO ${schema}`,
+        });
+  return new PostgresStore(pool, options.notify === false ? null : channelFor(schema), pipeline);
 }

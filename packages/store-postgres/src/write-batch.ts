@@ -4,7 +4,6 @@
 // function's to give (it holds the session row locked); the ids and the timestamp are made
 // here, so the events come back without reading them.
 
-import { randomBytes } from "node:crypto";
 import {
   type ApprovalPatch,
   type ApprovalRecord,
@@ -20,6 +19,7 @@ import {
 } from "@opencomputer/runtime";
 import {
   mergePatch,
+  newEventId,
   ownedBy,
   RESULT_INSERT_COLUMNS,
   resultValues,
@@ -77,7 +77,7 @@ export function writeCall(
       ops.push(dbOp(sessionId, op));
     }
   }
-  const ids = batch.events.map(() => `evt_${randomBytes(12).toString("hex")}`);
+  const ids = batch.events.map(newEventId);
   const events = batch.events;
   const params = [
     sessionId,
@@ -263,8 +263,7 @@ export function numberEvents(
 ): EventRecord[] {
   return events.map((e, i): EventRecord => {
     const seq = lastSeq + i + 1;
-    // Ids only need to be unique; 96 random bits are.
-    const id = `evt_${randomBytes(12).toString("hex")}`;
+    const id = newEventId();
     return (
       e.turnId === undefined
         ? { seq, id, timestamp, sessionId, type: e.type, data: e.data }

@@ -32,6 +32,18 @@ storeConformance("postgres", async () => {
   };
 });
 
+// The same suite with every statement on the pool, as with `pipeline: false`.
+storeConformance("postgres, pooled", async () => {
+  const database = await cluster.createDatabase();
+  return {
+    store: await createPostgresStore({
+      connectionString: cluster.connectionString(database),
+      pipeline: false,
+    }),
+    cleanup: () => cluster.dropDatabase(database),
+  };
+});
+
 async function createSession(store: Store, id: string): Promise<SessionRecord> {
   const { session } = await store.createSession(sessionRecord({ id }), [
     { type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } },
@@ -193,26 +205,30 @@ describe("PostgreSQL store round trips", () => {
   let store: PostgresStore;
   let other: pg.Client;
   const sent: string[] = [];
+  let listening = false;
+  let restore = () => {};
   let serial = 0;
 
   beforeAll(async () => {
     database = await cluster.createDatabase();
     store = await createPostgresStore({ connectionString: cluster.connectionString(database) });
-    // Every statement the store's pooled connections send, in order.
-    const seen = new WeakSet<pg.PoolClient>();
-    store.pool.on("acquire", (client) => {
-      if (seen.has(client)) return;
-      seen.add(client);
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as { query: unknown }).query = (q: string | { text: string }, ...rest: unknown[]) => {
-        sent.push((typeof q === "string" ? q : q.text).trim().split(/\s+/)[0]!);
-        return query(q, ...rest);
-      };
-    });
+    // Every statement any connection sends while `statementsOf` listens, in order: the
+    // store's pipelined connections and its pool alike go through Client#query.
+    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const query = proto.query;
+    proto.query = function (this: pg.Client, ...args: unknown[]) {
+      const q = args[0] as string | { text: string };
+      if (listening) sent.push((typeof q === "string" ? q : q.text).trim().split(/\s+/)[0]!);
+      return query.apply(this, args);
+    };
+    restore = () => {
+      proto.query = query;
+    };
     other = new pg.Client({ connectionString: cluster.connectionString(database) });
     await other.connect();
   });
   afterAll(async () => {
+    restore();
     await other?.end();
     await store?.close();
     await cluster.dropDatabase(database);
@@ -230,7 +246,12 @@ describe("PostgreSQL store round trips", () => {
 
   async function statementsOf(write: () => Promise<unknown>): Promise<string[]> {
     sent.length = 0;
-    await write();
+    listening = true;
+    try {
+      await write();
+    } finally {
+      listening = false;
+    }
     return [...sent];
   }
 

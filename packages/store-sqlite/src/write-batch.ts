@@ -21,6 +21,7 @@ import {
 } from "@opencomputer/runtime";
 import {
   mergePatch,
+  newEventId,
   ownedBy,
   RESULT_INSERT_COLUMNS,
   resultValues,
@@ -29,7 +30,6 @@ import {
   turnUpdateRun,
 } from "@opencomputer/sql-store";
 import { approvalParams, approvalUpdate, INSERT_APPROVAL } from "./approval-rows.ts";
-import { newEventId } from "./event-id.ts";
 import { EVENT_CHUNK, type RowWriter } from "./row-writer.ts";
 import { toJson } from "./rows.ts";
 import type { StatementCache } from "./statements.ts";

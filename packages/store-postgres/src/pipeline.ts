@@ -1,0 +1,147 @@
+// A few node-postgres connections in pipeline mode, shared by every single-statement query of the
+// store. A pooled connection runs one query at a time, so with many sessions in flight each
+// query waits for its own connection and every backend sleeps and wakes once per statement;
+// here the queries of concurrent sessions are written back to back on one connection and the
+// backend answers them in order without waiting in between. Each query still ends with its own
+// Sync, so it is its own implicit transaction and its error is its own.
+//
+// Only single statements may come here: a transaction (BEGIN ... COMMIT) on a shared connection
+// would take in the other callers' queries. Those use the pool.
+
+import pg from "pg";
+
+interface Slot {
+  /** The connection, connecting or connected; null until first used or after it broke. */
+  client: Promise<pg.Client> | null;
+  /** Queries sent on it and not answered yet: the least loaded slot takes the next one. */
+  inFlight: number;
+  /** Whether a flush is scheduled for the writes of this tick (see `send`). */
+  corked: boolean;
+}
+
+export interface PipelineOptions {
+  /** Connections to spread queries over at most (default 2). */
+  connections?: number;
+  /**
+   * A connection takes more queries while fewer than this many are in flight on it, before the
+   * next connection is used (default 8): one busy backend answers a pipeline faster than two
+   * half-idle ones, which each sleep and wake between queries.
+   */
+  fill?: number;
+  /** Run once on each new connection before any query, e.g. `SET search_path`. */
+  setup?: string;
+}
+
+export class PipelinedConnections {
+  private readonly slots: Slot[];
+  private ended = false;
+
+  constructor(
+    private readonly config: pg.ClientConfig,
+    private readonly options: PipelineOptions = {},
+  ) {
+    const size = Math.max(1, options.connections ?? 2);
+    this.slots = Array.from({ length: size }, () => ({ client: null, inFlight: 0, corked: false }));
+  }
+
+  async query<R extends pg.QueryResultRow>(query: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+    if (this.ended) throw new Error("The PostgreSQL store is closed.");
+    const fill = this.options.fill ?? 8;
+    let slot = this.slots[0]!;
+    for (const candidate of this.slots) {
+      if (candidate.inFlight < fill) {
+        slot = candidate;
+        break;
+      }
+      if (candidate.inFlight < slot.inFlight) slot = candidate;
+    }
+    slot.inFlight++;
+    try {
+      const pending = (slot.client ??= this.connect(slot));
+      const client = await pending;
+      try {
+        return await this.send<R>(slot, client, query);
+      } catch (error) {
+        // The server ends a connection with an error of its own before the socket closes:
+        // queries sent in between would fail too, so the connection is dropped at once.
+        if (brokenConnection(error) && slot.client === pending) {
+          slot.client = null;
+          client.end().catch(() => {});
+        }
+        throw error;
+      }
+    } finally {
+      slot.inFlight--;
+    }
+  }
+
+  async end(): Promise<void> {
+    this.ended = true;
+    const clients = this.slots.map((slot) => slot.client);
+    for (const slot of this.slots) slot.client = null;
+    await Promise.all(
+      clients.map(async (pending) => {
+        const client = await pending?.catch(() => null);
+        await client?.end().catch(() => {});
+      }),
+    );
+  }
+
+  /**
+   * Sends on `client`. The queries of one tick are corked into one socket write: node-postgres
+   * writes each query's messages with its own cork, which nests inside this one.
+   */
+  private send<R extends pg.QueryResultRow>(
+    slot: Slot,
+    client: pg.Client,
+    query: pg.QueryConfig,
+  ): Promise<pg.QueryResult<R>> {
+    const stream = (client as unknown as { connection?: { stream?: NodeJS.WritableStream } })
+      .connection?.stream as
+      | (NodeJS.WritableStream & { cork?(): void; uncork?(): void })
+      | undefined;
+    if (!slot.corked && stream?.cork && stream.uncork) {
+      slot.corked = true;
+      stream.cork();
+      process.nextTick(() => {
+        slot.corked = false;
+        stream.uncork!();
+      });
+    }
+    return client.query<R>(query);
+  }
+
+  private async connect(slot: Slot): Promise<pg.Client> {
+    const client = new pg.Client({ ...this.config, pipeline: true } as pg.ClientConfig);
+    // A broken connection is dropped so the next query opens a new one; the queries it had in
+    // flight fail with node-postgres' own error. Without a listener `error` would crash.
+    const drop = () => {
+      if (slot.client === current) slot.client = null;
+    };
+    client.on("error", drop);
+    client.on("end", drop);
+    const current = (async () => {
+      try {
+        await client.connect();
+        if (this.options.setup !== undefined) await client.query(this.options.setup);
+        return client;
+      } catch (error) {
+        drop();
+        await client.end().catch(() => {});
+        throw error;
+      }
+    })();
+    return current;
+  }
+}
+
+/**
+ * Whether `error` means the connection is gone: the server's "terminating connection" family
+ * (SQLSTATE class 57P: shutdown, crash, database dropped), a connection exception (class 08),
+ * a socket error (ECONNRESET, EPIPE, ...), or node-postgres' own "terminated" errors.
+ */
+function brokenConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return /^(57P|08|E[A-Z])/.test(code);
+  return error instanceof Error && /terminated|not queryable/i.test(error.message);
+}
