@@ -70,6 +70,8 @@ const takeover = process.argv.includes("takeover");
  */
 const remote = process.argv.includes("remote");
 const send = (message: unknown) => process.send!(message);
+/** Sessions each process runs before measuring (see `throughput`). */
+const WARM_UP_SESSIONS = 64;
 
 // Every query node-postgres sends is one round trip (it does not pipeline): pool.query and a
 // transaction's statements all go through Client#query.
@@ -147,8 +149,18 @@ async function startTurns(count: number): Promise<ChildStarted> {
 }
 
 async function throughput(go: ChildGo): Promise<ChildReport> {
-  // A warm-up session so module loading is not counted.
-  await oneSession();
+  // Warm-up at the measured concurrency, so module loading and V8's compilation of the hot
+  // paths are not counted: with 4 processes each runs only a quarter of the sessions, and one
+  // warm-up session left most of their optimisation inside the measured window.
+  let warm = 0;
+  await Promise.all(
+    Array.from({ length: go.concurrency }, async () => {
+      while (warm < WARM_UP_SESSIONS) {
+        warm++;
+        await oneSession();
+      }
+    }),
+  );
   commitUs.length = 0;
   events = 0;
   roundTrips = 0;

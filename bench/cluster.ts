@@ -55,7 +55,7 @@ const CHILD = fileURLToPath(new URL("./cluster-child.ts", import.meta.url));
 
 export function startChild(url: string, notify: boolean): Promise<ChildProcess> {
   const child = fork(CHILD, notify ? [url] : [url, "nonotify"], {
-    execArgv: ["--import", "tsx"],
+    execArgv: ["--import", "tsx", ...(process.env.OC_CHILD_ARGS?.split(" ") ?? [])],
     stdio: "inherit",
   });
   return new Promise((resolve, reject) => {
@@ -64,7 +64,7 @@ export function startChild(url: string, notify: boolean): Promise<ChildProcess> 
   });
 }
 
-async function runConfig(
+export async function runConfig(
   store: ClusterRow["store"],
   url: string,
   processes: number,

@@ -1,5 +1,6 @@
 // The store's side of the cross-process WorkSignal: every commit that appends events also
-// NOTIFYs "session S has events up to seq N" (and "has new work" when it queued a turn). The
+// NOTIFYs "session S has events up to seq N" (and "has new work" when it queued a turn without
+// claiming or holding the session's lease: a lease holder runs what it queues itself). The
 // NOTIFY runs inside the write's transaction (with its last statement, see write-batch.ts), and
 // PostgreSQL delivers notifications only when that transaction commits, in commit order, and
 // never for a rollback: a listener can only hear of a commit that a read will find.

@@ -57,7 +57,8 @@ export class PipelinedConnections {
     }
     slot.inFlight++;
     try {
-      const pending = (slot.client ??= this.connect(slot));
+      if (!slot.client) slot.client = this.connect(slot);
+      const pending = slot.client;
       const client = await pending;
       try {
         return await this.send<R>(slot, client, query);

@@ -100,7 +100,10 @@ export function writeCall(
     events.map((e) => toJson(e.data)),
     timestamp,
     events.length > 0 ? end.channel : null,
-    queuesWork(events),
+    // Work for other processes only when no lease comes with it: a writer that claims or holds
+    // the lease runs the turns it queues (its actor reads the queue after every turn), so the
+    // others would only look, find the lease taken and back off.
+    queuesWork(events) && end.claim === undefined && fence === undefined,
   ];
   return {
     params,

@@ -48,6 +48,8 @@ export function listenForWork(ctx: EngineContext, options: DispatchOptions): () 
       }
       return;
     }
+    // A resync of one session only concerns its readers.
+    if (s.sessionId !== undefined) return;
     for (const sessionId of actors.keys()) kick(sessionId);
     void recover().catch((e) => ctx.log.error("recovery failed", { error: String(e) }));
   }

@@ -1,4 +1,5 @@
 import type { SessionSource } from "../ports/records.ts";
+import type { WorkSignal } from "../ports/work-signal.ts";
 import { createApprovals } from "./approvals.ts";
 import { Deadlines } from "./deadlines.ts";
 import { createMemoryApi } from "./memory-api.ts";
@@ -25,13 +26,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const sessionActors = createSessionActors(ctx, options.idleReleaseMs ?? 1000);
 
   const signal = options.signal ?? ctx.notifier;
-  const watchers = new SessionWatchers();
+  // Readers follow their sessions on a shared signal that carries only followed sessions.
+  const shared: WorkSignal | null = signal !== ctx.notifier ? signal : null;
+  const follow = shared?.follow?.bind(shared);
+  const watchers = new SessionWatchers(follow);
   // Fed by the shared signal only: what other processes commit (and this one's, repeated).
-  const remoteWatchers = signal !== ctx.notifier && signal.shared ? new SessionWatchers() : null;
+  const remoteWatchers =
+    signal !== ctx.notifier && signal.shared ? new SessionWatchers(follow) : null;
   const waitOptions = {
     pollMs: options.waitPollMs ?? (remoteWatchers ? 5_000 : 250),
     // Unlike the runtime's own timers, a wait keeps the process alive, as its promise is owed.
     deadlines: new Deadlines<() => void>((run) => run(), { keepAlive: true }),
+    runsHere: (id: string, turnId: string) => sessionActors.actors.get(id)?.activeTurnId === turnId,
     ...(remoteWatchers
       ? {
           watchRemote: (id: string, listener: (lastSeq: number | null) => void) =>

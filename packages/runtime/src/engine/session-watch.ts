@@ -8,24 +8,36 @@ type WatchListener = (lastSeq: number | null) => void;
  */
 export class SessionWatchers {
   private readonly bySession = new Map<string, Set<WatchListener>>();
+  /** What stops following each watched session (see WorkSignal#follow). */
+  private readonly unfollow = new Map<string, () => void>();
+
+  /** `follow`: the shared signal's, so it carries the commits of the sessions watched here. */
+  constructor(private readonly follow?: (sessionId: string) => () => void) {}
 
   watch(sessionId: string, listener: WatchListener): () => void {
     let set = this.bySession.get(sessionId);
     if (!set) {
       set = new Set();
       this.bySession.set(sessionId, set);
+      if (this.follow) this.unfollow.set(sessionId, this.follow(sessionId));
     }
     set.add(listener);
     return () => {
       set.delete(listener);
-      if (set.size === 0 && this.bySession.get(sessionId) === set) this.bySession.delete(sessionId);
+      if (set.size === 0 && this.bySession.get(sessionId) === set) {
+        this.bySession.delete(sessionId);
+        this.unfollow.get(sessionId)?.();
+        this.unfollow.delete(sessionId);
+      }
     };
   }
 
   deliver(signal: SessionSignal): void {
-    if (signal.kind === "commit") {
-      const set = this.bySession.get(signal.sessionId);
-      if (set) for (const listener of [...set]) safely(listener, signal.lastSeq);
+    const sessionId = signal.sessionId;
+    if (sessionId !== undefined) {
+      const set = this.bySession.get(sessionId);
+      const lastSeq = signal.kind === "commit" ? signal.lastSeq : null;
+      if (set) for (const listener of [...set]) safely(listener, lastSeq);
       return;
     }
     for (const set of [...this.bySession.values()]) {

@@ -13,6 +13,13 @@ export interface WaitOptions {
    * seen at its settling commit. `lastSeq` null means notifications may have been missed.
    */
   watchRemote?: (sessionId: string, listener: (lastSeq: number | null) => void) => () => void;
+  /**
+   * Whether this process is running the turn now: then its settling commit is this process's
+   * own and the local subscription sees it, so what the shared signal repeats (often before
+   * the commit's own answer is read) needs no read. Should the turn move to another process,
+   * its actor here stops running it and the shared signal counts again.
+   */
+  runsHere?: (sessionId: string, turnId: string) => boolean;
   /** The turn is read again this often whatever was heard (a missed signal, another process). */
   pollMs: number;
   /** Where the poll and the timeout are kept (one timer for all waits, see deadlines.ts). */
@@ -75,6 +82,7 @@ export function waitForTurn(
     });
     const unwatchRemote =
       options.watchRemote?.(sessionId, (lastSeq) => {
+        if (lastSeq !== null && options.runsHere?.(sessionId, turnId)) return;
         if (lastSeq === null || lastSeq > localSeq) void check();
       }) ?? (() => {});
     // One deadline for both: the next poll, or the timeout when it comes first.

@@ -10,15 +10,22 @@ export type SessionSignal =
       sessionId: string;
       /** The session's last event seq after the commit (0 when it appended none). */
       lastSeq: number;
-      /** The commit queued a turn or freed a session with queued work: a runtime may claim it. */
+      /**
+       * The commit queued a turn or freed a session with queued work: a runtime may claim it.
+       * A store may leave it false when the committer claimed or held the lease, since that
+       * runtime runs the turn itself.
+       */
       work: boolean;
     }
   | {
       /**
        * Notifications may have been missed (the listening connection dropped and came back):
        * every reader should read again from its cursor, and dispatch should look for work.
+       * With `sessionId`, only that session's readers: its commits are heard from now on (the
+       * signal began following it), and any made before must be read.
        */
       kind: "resync";
+      sessionId?: string;
     };
 
 export type SignalListener = (signal: SessionSignal) => void;
@@ -32,6 +39,13 @@ export interface WorkSignal {
   readonly shared: boolean;
   /** Calls `listener` for every commit the signal reaches, any session. Returns unsubscribe. */
   listen(listener: SignalListener): () => void;
+  /**
+   * Asks for every commit of one session, until the returned function is called. A signal
+   * with `follow` may otherwise carry only work and resyncs, so a commit costs the processes
+   * that do not read the session nothing; it emits `{ kind: "resync", sessionId }` once the
+   * session's commits are heard. Without `follow` every commit reaches every listener.
+   */
+  follow?(sessionId: string): () => void;
 }
 
 /** Whether a batch of events queued a turn (the one event every queued turn is logged with). */

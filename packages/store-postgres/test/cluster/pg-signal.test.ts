@@ -109,6 +109,20 @@ describe("PostgreSQL work signal", () => {
     });
     // The next commit heard is the turn's (seq 4), not the refused one.
     expect(await work).toEqual({ kind: "commit", sessionId: "ses_sig1", lastSeq: 4, work: true });
+
+    // A turn queued with the lease claimed in the same write is the claimer's to run: the
+    // commit is heard, but as no work for anyone else.
+    const claimed = next(commitOf("ses_sig1"));
+    await store.applyWithLease("ses_sig1", "rt_claimer", 10_000, {
+      ops: [{ type: "turn.insert", turn: queuedTurn("ses_sig1", "turn_2") }],
+      events: [{ type: "turn.queued", turnId: "turn_2", data: { mode: "queue" } }],
+    });
+    expect(await claimed).toEqual({
+      kind: "commit",
+      sessionId: "ses_sig1",
+      lastSeq: 5,
+      work: false,
+    });
   });
 
   it("announces a released lease as work only while turns wait", async () => {
