@@ -7,9 +7,14 @@
 // disconnected the signal emits `resync` every `fallbackPollMs` (readers re-read the store
 // from their cursors, dispatch looks for work), and once more after LISTEN is back; while
 // connected nothing polls.
+//
+// Commits that queue work reach every process; the other commits only while some process
+// follows their session (follows.ts), so a commit nobody reads costs no notification.
 import { SignalFanout, type SignalListener, type WorkSignal } from "@opencomputer/runtime";
 import pg from "pg";
+import { SessionFollows } from "./follows.ts";
 import { channelFor, decodePayload } from "./notify.ts";
+import { SCHEMA_NAME } from "./schema.ts";
 
 export interface PostgresSignalOptions {
   connectionString?: string;
@@ -22,6 +27,8 @@ export interface PostgresSignalOptions {
   maxReconnectMs?: number;
   /** How often to emit `resync` while disconnected (default 2 000). */
   fallbackPollMs?: number;
+  /** How long a followed session stays marked without renewal (default 60 000; see follows.ts). */
+  followTtlMs?: number;
   /** Told about connection trouble; the signal itself never throws after it started. */
   onError?: (error: Error) => void;
 }
@@ -30,6 +37,7 @@ export class PostgresSignal implements WorkSignal {
   readonly shared = true;
   readonly channel: string;
   private readonly fanout = new SignalFanout();
+  private readonly follows: SessionFollows;
   private client: pg.Client | null = null;
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -39,12 +47,34 @@ export class PostgresSignal implements WorkSignal {
   connections = 0;
 
   constructor(private readonly options: PostgresSignalOptions) {
-    this.channel = channelFor(options.schema);
+    const { schema } = options;
+    if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+      throw new RangeError(`The schema name ${JSON.stringify(schema)} must match ${SCHEMA_NAME}.`);
+    }
+    this.channel = channelFor(schema);
     this.delay = options.reconnectMs ?? 100;
+    this.follows = new SessionFollows({
+      table: schema === undefined ? "sessions" : `${schema}.sessions`,
+      ttlMs: options.followTtlMs ?? 60_000,
+      onMarked: (ids) => {
+        for (const sessionId of ids) this.fanout.emit({ kind: "resync", sessionId });
+      },
+      onError: (error) => this.options.onError?.(error),
+    });
   }
 
   listen(listener: SignalListener): () => void {
     return this.fanout.listen(listener);
+  }
+
+  /** Hears every commit of the session until the returned function is called (follows.ts). */
+  follow(sessionId: string): () => void {
+    return this.follows.follow(sessionId);
+  }
+
+  /** Renews the marks of every followed session now (the timer does it each ttl/3). */
+  renewFollows(): Promise<void> {
+    return this.follows.renew();
   }
 
   /** Connects and LISTENs; rejects if the first attempt fails (a configuration error). */
@@ -56,6 +86,7 @@ export class PostgresSignal implements WorkSignal {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.stopFallback();
+    this.follows.stop();
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => {});
@@ -79,7 +110,11 @@ export class PostgresSignal implements WorkSignal {
       await client.connect();
       // The channel is our own identifier (channelFor), quoted as one.
       await client.query(`LISTEN "${this.channel}"`);
+      // Marks may have lapsed while away; renewed before the resync below reads again.
+      this.follows.client = client;
+      await this.follows.renew();
     } catch (error) {
+      if (this.follows.client === client) this.follows.client = null;
       client.removeAllListeners("end");
       await client.end().catch(() => {});
       throw error;
@@ -101,6 +136,7 @@ export class PostgresSignal implements WorkSignal {
   private lost(client: pg.Client, error: Error): void {
     if (this.closed || this.client !== client) return;
     this.client = null;
+    if (this.follows.client === client) this.follows.client = null;
     this.options.onError?.(error);
     client.end().catch(() => {});
     this.startFallback();

@@ -55,7 +55,7 @@ import {
   toolCallFromRow,
   turnFromRow,
 } from "./rows.ts";
-import { migrate } from "./schema.ts";
+import { migrate, SCHEMA_NAME } from "./schema.ts";
 import { sessionListQuery } from "./session-list.ts";
 import {
   type BatchEnd,
@@ -90,8 +90,6 @@ export interface PostgresStoreOptions {
    */
   pipeline?: false | { connections?: number };
 }
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 
 export class PostgresStore implements Store {
   private closed = false;

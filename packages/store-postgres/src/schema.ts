@@ -15,7 +15,7 @@ import { DELIVERIES_V7 } from "./delivery-store.ts";
 import { MEMORY_V4 } from "./memory-schema.ts";
 import { TRIGGERS_V6 } from "./trigger-store.ts";
 import { USAGE_V8 } from "./usage-store.ts";
-import { WRITE_FUNCTION_V4 } from "./write-function.ts";
+import { FOLLOWED_SESSIONS_V9, WRITE_FUNCTION_V4 } from "./write-function.ts";
 
 const V1 = `
 CREATE TABLE sessions (
@@ -135,6 +135,9 @@ CREATE UNIQUE INDEX sessions_idempotency_key ON sessions (project_id, idempotenc
 CREATE INDEX sessions_by_project_created ON sessions (project_id, created_at DESC, id DESC);
 `;
 
+/** What a schema name may be: it is written unquoted into statements. */
+export const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
 /** Migration n (1-based) brings the schema from version n-1 to n. Append only. */
 // Memory's tables are migration 4 and the write function 5 (both were written as "4" on
 // parallel branches; the order is fixed from here on). The trigger tables are 6.
@@ -147,6 +150,7 @@ export const MIGRATIONS: readonly string[] = [
   TRIGGERS_V6,
   DELIVERIES_V7,
   USAGE_V8,
+  FOLLOWED_SESSIONS_V9,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -16,6 +16,9 @@
 // come as parallel text arrays. A refusal is SQLSTATE OC001 with the store's code in DETAIL
 // (pg-errors.ts turns it into a StoreError).
 
+/** The milliseconds since the epoch by the database's clock, which every follower shares. */
+export const DB_NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
 // Bit i of a mask is field i of sql-store's SESSION_FIELDS / TURN_FIELDS and approvals.ts FIELDS.
 export const WRITE_FUNCTION_V4 = `
 -- Every write updates its session row, and most update a turn: room left on each page lets
@@ -23,7 +26,21 @@ export const WRITE_FUNCTION_V4 = `
 -- column changes, which is the case for every write of a turn.
 ALTER TABLE sessions SET (fillfactor = 70);
 ALTER TABLE turns SET (fillfactor = 70);
-CREATE FUNCTION oc_write(
+${writeFunction(false)}`;
+
+/**
+ * Commits NOTIFY only what some process listens for: work (any process may claim it), and the
+ * events of a session a reader follows (`followed_until`, renewed by that reader's signal, see
+ * follows.ts). Every other commit sends nothing, so it neither queues on PostgreSQL's global
+ * notification lock nor wakes every listening connection.
+ */
+export const FOLLOWED_SESSIONS_V9 = `
+ALTER TABLE sessions ADD COLUMN followed_until bigint NOT NULL DEFAULT 0;
+${writeFunction(true)}`;
+
+/** `oc_write`; `followed`: notify events only while the session is followed (migration 9). */
+function writeFunction(followed: boolean): string {
+  return `CREATE OR REPLACE FUNCTION oc_write(
   p_session text,
   p_claim_runtime text, p_claim_expires bigint, p_now bigint,
   p_fence_runtime text, p_fence_epoch bigint,
@@ -50,7 +67,12 @@ DECLARE
   sm integer := greatest(p_session_mask, 0);
 BEGIN
   SELECT x.status, x.last_seq, x.lease_runtime_id, coalesce(x.lease_epoch, 0) AS epoch,
-      coalesce(x.lease_expires_at, 0) AS expires
+      coalesce(x.lease_expires_at, 0) AS expires${
+        followed
+          ? `,
+      x.followed_until > ${DB_NOW_MS} AS followed`
+          : ""
+      }
     INTO s FROM sessions x WHERE x.id = p_session FOR UPDATE;
   IF NOT FOUND THEN
     RAISE EXCEPTION USING ERRCODE = 'OC001', DETAIL = 'session_not_found',
@@ -231,10 +253,11 @@ BEGIN
         question text, runtime text, labels text, label_index text)
       WHERE x.id = p_session;
   END IF;
-  IF p_channel IS NOT NULL AND n > 0 THEN
+  IF p_channel IS NOT NULL AND n > 0${followed ? " AND (p_work OR s.followed)" : ""} THEN
     PERFORM pg_notify(p_channel,
       CASE WHEN p_work THEN 'w ' ELSE 'e ' END || (base_seq + n) || ' ' || p_session);
   END IF;
 END
 $fn$;
 `;
+}

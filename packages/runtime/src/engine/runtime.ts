@@ -37,7 +37,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     pollMs: options.waitPollMs ?? (remoteWatchers ? 5_000 : 250),
     // Unlike the runtime's own timers, a wait keeps the process alive, as its promise is owed.
     deadlines: new Deadlines<() => void>((run) => run(), { keepAlive: true }),
-    runsHere: (id: string, turnId: string) => sessionActors.actors.get(id)?.activeTurnId === turnId,
+    runsHere: (id: string, turnId: string) =>
+      sessionActors.actors.get(id)?.claimedTurnId === turnId,
     ...(remoteWatchers
       ? {
           watchRemote: (id: string, listener: (lastSeq: number | null) => void) =>

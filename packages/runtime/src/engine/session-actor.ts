@@ -50,6 +50,7 @@ export class SessionActor {
   private stopped = false;
   /** The session as the kick's caller read it, used once by the loop's next look. */
   private hint: SessionRecord | null = null;
+  private claimed: string | undefined;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -60,6 +61,14 @@ export class SessionActor {
 
   get activeTurnId(): string | undefined {
     return this.active?.scope.turn.id;
+  }
+
+  /**
+   * The turn this actor claimed and runs, from the moment its start committed (before the
+   * caller that queued it hears back) until the run ends.
+   */
+  get claimedTurnId(): string | undefined {
+    return this.claimed;
   }
 
   get idle(): boolean {
@@ -275,6 +284,19 @@ export class SessionActor {
   }
 
   private async run(
+    session: SessionRecord,
+    current: TurnRecord,
+    fence: { runtimeId: string; epoch: number },
+  ) {
+    this.claimed = current.id;
+    try {
+      await this.runClaimed(session, current, fence);
+    } finally {
+      this.claimed = undefined;
+    }
+  }
+
+  private async runClaimed(
     session: SessionRecord,
     current: TurnRecord,
     fence: { runtimeId: string; epoch: number },

@@ -14,10 +14,10 @@ export interface WaitOptions {
    */
   watchRemote?: (sessionId: string, listener: (lastSeq: number | null) => void) => () => void;
   /**
-   * Whether this process is running the turn now: then its settling commit is this process's
-   * own and the local subscription sees it, so what the shared signal repeats (often before
-   * the commit's own answer is read) needs no read. Should the turn move to another process,
-   * its actor here stops running it and the shared signal counts again.
+   * Whether this process claimed the turn and runs it: then its settling commit is this
+   * process's own and the local subscription sees it, so the wait does not watch the shared
+   * signal (nor reads what it repeats). Should the turn move to another process (this one lost
+   * the lease), the next poll starts watching.
    */
   runsHere?: (sessionId: string, turnId: string) => boolean;
   /** The turn is read again this often whatever was heard (a missed signal, another process). */
@@ -47,7 +47,7 @@ export function waitForTurn(
       if (done) return;
       done = true;
       unsubscribe();
-      unwatchRemote();
+      unwatchRemote?.();
       deadlines.delete(onTimer);
       if (turn) resolve(turn);
       else reject(error);
@@ -80,11 +80,19 @@ export function waitForTurn(
       if (last && last.seq > localSeq) localSeq = last.seq;
       if (events.some((e) => e.turnId === turnId && TERMINAL_EVENTS.has(e.type))) void check();
     });
-    const unwatchRemote =
-      options.watchRemote?.(sessionId, (lastSeq) => {
+    // Other processes' commits are watched only once the turn may run elsewhere: watching
+    // follows the session on the shared signal (a statement on PostgreSQL), and a turn this
+    // process runs is seen settling by the local subscription. Looked at again on every poll.
+    let unwatchRemote: (() => void) | undefined;
+    const watchIfElsewhere = () => {
+      if (done || unwatchRemote || !options.watchRemote) return;
+      if (options.runsHere?.(sessionId, turnId)) return;
+      unwatchRemote = options.watchRemote(sessionId, (lastSeq) => {
         if (lastSeq !== null && options.runsHere?.(sessionId, turnId)) return;
         if (lastSeq === null || lastSeq > localSeq) void check();
-      }) ?? (() => {});
+      });
+    };
+    watchIfElsewhere();
     // One deadline for both: the next poll, or the timeout when it comes first.
     function onTimer() {
       if (done) return;
@@ -98,6 +106,7 @@ export function waitForTurn(
         return;
       }
       deadlines.set(onTimer, Math.min(now + pollMs, timeoutAt));
+      watchIfElsewhere();
       void check();
     }
     deadlines.set(onTimer, Math.min(Date.now() + pollMs, timeoutAt));

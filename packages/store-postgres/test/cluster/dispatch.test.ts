@@ -10,6 +10,7 @@ import { useModel } from "@opencomputer/agent";
 import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import { createRuntime, createStaticAgents, type Runtime } from "@opencomputer/runtime";
 import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createPostgresSignal,
@@ -82,6 +83,9 @@ describe("dispatch through LISTEN/NOTIFY", () => {
     expect((await a.sessions.waitForTurn(session.id, first.turnId)).status).toBe("completed");
     const held = (await opened[0]!.store.getSession(session.id))!.lease!;
     expect(held).toMatchObject({ runtimeId: "rt_a", epoch: 1 });
+    // A ran the turn it waited for, so its wait followed nothing: the session was never marked
+    // followed, and its commits sent no notification but the one with work.
+    expect(await followedUntil(url, session.id)).toBe(0);
 
     const heard: Array<number | null> = [];
     const stop = b.sessions.watch(session.id, (seq) => heard.push(seq));
@@ -97,7 +101,21 @@ describe("dispatch through LISTEN/NOTIFY", () => {
     const events = await a.sessions.events(session.id, 0);
     expect(events.some((e) => e.type === "runtime.disconnected")).toBe(false);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    // B's watch heard A's commits, up to the last one.
+    // B's watch heard A's commits, up to the last one: B followed the session.
     expect(heard).toContain(after.lastSeq);
+    expect(await followedUntil(url, session.id)).toBeGreaterThan(0);
   });
 });
+
+async function followedUntil(url: string, sessionId: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT followed_until FROM sessions WHERE id = $1", [
+      sessionId,
+    ]);
+    return Number(rows[0].followed_until);
+  } finally {
+    await client.end();
+  }
+}

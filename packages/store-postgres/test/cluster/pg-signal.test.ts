@@ -1,6 +1,7 @@
 // The PostgreSQL WorkSignal against a private cluster: notifications leave with the commit
-// (never for a rollback), say whether the commit queued work, survive a dropped LISTEN
-// connection (resync, then live again), and a released lease with work left is announced.
+// (never for a rollback), say whether the commit queued work, reach everyone for work and
+// otherwise only while the session is followed, survive a dropped LISTEN connection (marks
+// renewed, resync, then live again), and a released lease with work left is announced.
 import type { SessionSignal, TurnRecord } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
 import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
@@ -25,7 +26,11 @@ beforeAll(async () => {
   cluster = await startPrivateCluster();
   url = cluster.connectionString(await cluster.createDatabase());
   store = await createPostgresStore({ connectionString: url });
-  signal = await createPostgresSignal({ connectionString: url, reconnectMs: 20 });
+  signal = await createPostgresSignal({
+    connectionString: url,
+    reconnectMs: 20,
+    client: { application_name: "oc_signal_under_test" },
+  });
   signal.listen((s) => heard.push(s));
 }, 60_000);
 
@@ -56,6 +61,39 @@ function next(match: (s: SessionSignal) => boolean, timeoutMs = 5000): Promise<S
 const commitOf = (sessionId: string) => (s: SessionSignal) =>
   s.kind === "commit" && s.sessionId === sessionId;
 
+/** Follows the session and waits until its commits are heard (the mark committed). */
+async function follow(sessionId: string): Promise<() => void> {
+  const marked = next((s) => s.kind === "resync" && s.sessionId === sessionId);
+  const unfollow = signal.follow(sessionId);
+  await marked;
+  return unfollow;
+}
+
+async function createSession(id: string): Promise<void> {
+  await store.createSession(sessionRecord({ id }), [
+    { type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } },
+  ]);
+}
+
+async function sql(text: string, params: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query(text, params);
+  } finally {
+    await client.end();
+  }
+}
+
+async function followedFor(sessionId: string): Promise<number> {
+  const { rows } = await sql(
+    `SELECT followed_until - (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS left
+     FROM sessions WHERE id = $1`,
+    [sessionId],
+  );
+  return Number(rows[0].left);
+}
+
 function queuedTurn(sessionId: string, id: string): TurnRecord {
   const now = new Date().toISOString();
   return {
@@ -77,9 +115,8 @@ function queuedTurn(sessionId: string, id: string): TurnRecord {
 
 describe("PostgreSQL work signal", () => {
   it("notifies each commit with its last seq and whether it queued work; never a rollback", async () => {
-    await store.createSession(sessionRecord({ id: "ses_sig1" }), [
-      { type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } },
-    ]);
+    await createSession("ses_sig1");
+    const unfollow = await follow("ses_sig1");
     const plain = next(commitOf("ses_sig1"));
     await store.apply("ses_sig1", {
       ops: [],
@@ -123,6 +160,59 @@ describe("PostgreSQL work signal", () => {
       lastSeq: 5,
       work: false,
     });
+    unfollow();
+  });
+
+  it("notifies a commit without work only while its session is followed", async () => {
+    for (const id of ["ses_quiet", "ses_loud", "ses_twice"]) await createSession(id);
+    const unfollowLoud = await follow("ses_loud");
+    const either = (s: SessionSignal) =>
+      s.kind === "commit" && (s.sessionId === "ses_quiet" || s.sessionId === "ses_loud");
+    // Notifications arrive in commit order: the first heard is the followed session's.
+    const first = next(either);
+    await store.apply("ses_quiet", { ops: [], events: [ev("x", {})] });
+    await store.apply("ses_loud", { ops: [], events: [ev("x", {})] });
+    expect(await first).toMatchObject({ sessionId: "ses_loud", lastSeq: 2 });
+
+    // Work reaches every process, followed or not.
+    const work = next(either);
+    await store.apply("ses_quiet", {
+      ops: [{ type: "turn.insert", turn: queuedTurn("ses_quiet", "turn_q") }],
+      events: [{ type: "turn.queued", turnId: "turn_q", data: { mode: "queue" } }],
+    });
+    expect(await work).toMatchObject({ sessionId: "ses_quiet", lastSeq: 3, work: true });
+
+    // A lapsed mark sends nothing; renewing marks it again.
+    const left = await followedFor("ses_loud");
+    expect(left).toBeGreaterThan(50_000);
+    expect(left).toBeLessThanOrEqual(60_000);
+    await sql("UPDATE sessions SET followed_until = 0 WHERE id = 'ses_loud'");
+    const afterLapse = next(either);
+    await store.apply("ses_loud", { ops: [], events: [ev("x", {})] });
+    await store.apply("ses_quiet", {
+      ops: [{ type: "turn.insert", turn: queuedTurn("ses_quiet", "turn_r") }],
+      events: [{ type: "turn.queued", turnId: "turn_r", data: { mode: "queue" } }],
+    });
+    expect(await afterLapse).toMatchObject({ sessionId: "ses_quiet", work: true });
+    await signal.renewFollows();
+    expect(await followedFor("ses_loud")).toBeGreaterThan(50_000);
+    const renewed = next(either);
+    await store.apply("ses_loud", { ops: [], events: [ev("x", {})] });
+    expect(await renewed).toMatchObject({ sessionId: "ses_loud", lastSeq: 4 });
+
+    // Two readers of one session: marked while either follows; unfollowing sends nothing.
+    const unfollowA = await follow("ses_twice");
+    const unfollowB = signal.follow("ses_twice");
+    unfollowA();
+    await sql("UPDATE sessions SET followed_until = 0 WHERE id IN ('ses_twice', 'ses_loud')");
+    await signal.renewFollows();
+    expect(await followedFor("ses_twice")).toBeGreaterThan(50_000);
+    unfollowB();
+    unfollowLoud();
+    await sql("UPDATE sessions SET followed_until = 0 WHERE id IN ('ses_twice', 'ses_loud')");
+    await signal.renewFollows();
+    expect(await followedFor("ses_twice")).toBeLessThan(0);
+    expect(await followedFor("ses_loud")).toBeLessThan(0);
   });
 
   it("announces a released lease as work only while turns wait", async () => {
@@ -150,7 +240,10 @@ describe("PostgreSQL work signal", () => {
     });
   });
 
-  it("reconnects after the LISTEN connection is killed, resyncs, then hears commits again", async () => {
+  it("reconnects after the LISTEN connection is killed, renews its marks, resyncs, then hears commits again", async () => {
+    await createSession("ses_sig3");
+    const unfollow = await follow("ses_sig3");
+    await sql("UPDATE sessions SET followed_until = 0 WHERE id = 'ses_sig3'");
     const before = signal.connections;
     const resync = next((s) => s.kind === "resync");
     const admin = new pg.Client({ connectionString: url });
@@ -158,7 +251,7 @@ describe("PostgreSQL work signal", () => {
     try {
       const { rows } = await admin.query(
         `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
-         WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+         WHERE application_name = 'oc_signal_under_test'`,
       );
       expect(rows.length).toBeGreaterThanOrEqual(1);
     } finally {
@@ -166,11 +259,11 @@ describe("PostgreSQL work signal", () => {
     }
     await resync;
     expect(signal.connections).toBe(before + 1);
-    await store.createSession(sessionRecord({ id: "ses_sig3" }), [
-      { type: "session.created", data: { agentId: "agent_a", deploymentId: "dep_1" } },
-    ]);
+    // The mark lapsed while away (set to 0 above): the reconnect renewed it before resyncing.
+    expect(await followedFor("ses_sig3")).toBeGreaterThan(50_000);
     const live = next(commitOf("ses_sig3"));
     await store.apply("ses_sig3", { ops: [], events: [ev("x", {})] });
     expect(await live).toMatchObject({ lastSeq: 2, work: false });
+    unfollow();
   });
 });
