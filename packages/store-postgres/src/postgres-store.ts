@@ -77,9 +77,9 @@ export interface PostgresStoreOptions {
    */
   schema?: string;
   /**
-   * NOTIFY every commit that appends events on the schema's channel, for other processes'
-   * `createPostgresSignal` (default true; false saves a round trip per write for a store
-   * used by one process only).
+   * NOTIFY, on the schema's channel, the commits other processes' `createPostgresSignal` need:
+   * work no lease holder runs, and the events of followed sessions (default true; false for a
+   * store used by one process only).
    */
   notify?: boolean;
   /**
