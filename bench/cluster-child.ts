@@ -31,6 +31,11 @@ export interface ChildGo {
   concurrency: number;
 }
 
+/** Runs the warm-up sessions at this concurrency, then answers "warm". */
+export interface ChildWarmUp {
+  warmUp: number;
+}
+
 /** Takeover mode: send `start` turns and answer with a ChildStarted once all run. */
 export interface ChildStart {
   start: number;
@@ -148,19 +153,25 @@ async function startTurns(count: number): Promise<ChildStarted> {
   return { sessionIds, normalTurnMs };
 }
 
-async function throughput(go: ChildGo): Promise<ChildReport> {
-  // Warm-up at the measured concurrency, so module loading and V8's compilation of the hot
-  // paths are not counted: with 4 processes each runs only a quarter of the sessions, and one
-  // warm-up session left most of their optimisation inside the measured window.
+/**
+ * Warm-up at the measured concurrency, so module loading and V8's compilation of the hot paths
+ * are not counted: with 4 processes each runs only a quarter of the sessions, and one warm-up
+ * session left most of their optimisation inside the measured window. The parent waits for
+ * every process's warm-up before it starts the measured window (and the database CPU count).
+ */
+async function warmUp(concurrency: number): Promise<void> {
   let warm = 0;
   await Promise.all(
-    Array.from({ length: go.concurrency }, async () => {
+    Array.from({ length: concurrency }, async () => {
       while (warm < WARM_UP_SESSIONS) {
         warm++;
         await oneSession();
       }
     }),
   );
+}
+
+async function throughput(go: ChildGo): Promise<ChildReport> {
   commitUs.length = 0;
   events = 0;
   roundTrips = 0;
@@ -187,7 +198,7 @@ async function throughput(go: ChildGo): Promise<ChildReport> {
   };
 }
 
-process.on("message", async (message: ChildGo | ChildStart | "close" | "count") => {
+process.on("message", async (message: ChildGo | ChildStart | ChildWarmUp | "close" | "count") => {
   // The round trips so far (the idle benchmark reads it twice and takes the difference).
   if (message === "count") return send({ roundTrips });
   if (message === "close") {
@@ -196,7 +207,10 @@ process.on("message", async (message: ChildGo | ChildStart | "close" | "count") 
     await store.close();
     process.exit(0);
   }
-  if ("start" in message) send(await startTurns(message.start));
+  if ("warmUp" in message) {
+    await warmUp(message.warmUp);
+    send("warm");
+  } else if ("start" in message) send(await startTurns(message.start));
   else send(await throughput(message));
 });
 send("ready");

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
-import type { ChildGo, ChildReport } from "./cluster-child.ts";
+import type { ChildGo, ChildReport, ChildWarmUp } from "./cluster-child.ts";
 import { BENCH_LEASE_MS } from "./cluster-config.ts";
 import { clusterCpu } from "./db-cpu.ts";
 import { benchIdle, type IdleResult, idleTable } from "./idle.ts";
@@ -78,6 +78,16 @@ export async function runConfig(
   try {
     const share = Math.ceil(sessions / processes);
     const dbCpu = store === "postgres" ? await clusterCpu(url) : () => 0;
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            child.once("message", () => resolve());
+            child.send({ warmUp: concurrency } satisfies ChildWarmUp);
+          }),
+      ),
+    );
+    // Every process warmed up: the measured window starts for all of them at once.
     const db0 = dbCpu();
     const reports = await Promise.all(
       children.map(
@@ -88,7 +98,7 @@ export async function runConfig(
           }),
       ),
     );
-    // The whole window of every process: warm-ups included, so a slight over-count.
+    // Until the slowest process finished: the faster ones' idle time is in it too.
     const dbMs = dbCpu() - db0;
     const wallMs = Math.max(...reports.map((r) => r.wallMs));
     const turns = reports.reduce((n, r) => n + r.turns, 0);

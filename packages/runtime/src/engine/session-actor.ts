@@ -12,6 +12,7 @@ import { expireIfDead } from "./dead-holders.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { type Settlement, settleTurn } from "./settle.ts";
 import { runTurn } from "./turn-loop.ts";
+import { settles } from "./wait.ts";
 import { type TurnScope, traceOf } from "./turn-scope.ts";
 import { turnStartWrite } from "./turn-start.ts";
 
@@ -65,7 +66,7 @@ export class SessionActor {
 
   /**
    * The turn this actor claimed and runs, from the moment its start committed (before the
-   * caller that queued it hears back) until the run ends.
+   * caller that queued it hears back) until its terminal event is published in this process.
    */
   get claimedTurnId(): string | undefined {
     return this.claimed;
@@ -289,10 +290,16 @@ export class SessionActor {
     fence: { runtimeId: string; epoch: number },
   ) {
     this.claimed = current.id;
+    // Cleared as the terminal event is published, not when the run returns: a wait that
+    // begins in between must read the turn, as the event it would wait for has passed.
+    const unsubscribe = this.ctx.notifier.subscribe(this.sessionId, (events) => {
+      if (settles(events, current.id) && this.claimed === current.id) this.claimed = undefined;
+    });
     try {
       await this.runClaimed(session, current, fence);
     } finally {
-      this.claimed = undefined;
+      unsubscribe();
+      if (this.claimed === current.id) this.claimed = undefined;
     }
   }
 

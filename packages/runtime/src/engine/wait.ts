@@ -1,11 +1,16 @@
 import { OpenComputerError } from "@opencomputer/agent";
-import type { TurnRecord } from "../ports/records.ts";
+import type { EventRecord, TurnRecord } from "../ports/records.ts";
 import { NotFoundError } from "./api-errors.ts";
 import type { EngineContext } from "./context.ts";
 import type { Deadlines } from "./deadlines.ts";
 
 const SETTLED = new Set(["completed", "failed", "cancelled"]);
 const TERMINAL_EVENTS = new Set(["turn.completed", "turn.failed", "turn.cancelled"]);
+
+/** Whether the events include the turn's terminal event. */
+export function settles(events: readonly EventRecord[], turnId: string): boolean {
+  return events.some((e) => e.turnId === turnId && TERMINAL_EVENTS.has(e.type));
+}
 
 export interface WaitOptions {
   /**
@@ -78,7 +83,7 @@ export function waitForTurn(
     const unsubscribe = ctx.notifier.subscribe(sessionId, (events) => {
       const last = events[events.length - 1];
       if (last && last.seq > localSeq) localSeq = last.seq;
-      if (events.some((e) => e.turnId === turnId && TERMINAL_EVENTS.has(e.type))) void check();
+      if (settles(events, turnId)) void check();
     });
     // Other processes' commits are watched only once the turn may run elsewhere: watching
     // follows the session on the shared signal (a statement on PostgreSQL), and a turn this
@@ -110,6 +115,8 @@ export function waitForTurn(
       void check();
     }
     deadlines.set(onTimer, Math.min(Date.now() + pollMs, timeoutAt));
-    void check();
+    // A turn this process claimed has not settled (its terminal event, published here, ends
+    // the claim): nothing to read before that event.
+    if (!options.runsHere?.(sessionId, turnId)) void check();
   });
 }
