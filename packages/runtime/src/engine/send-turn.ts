@@ -34,6 +34,10 @@ export async function sendTurnNow(
   const input: AgentInput = withOrigin(validateInput(rawInput), opts.origin);
   const mode = validateMode(opts.mode);
   const key = checkedKey(opts.idempotencyKey);
+  // The active turns are read with the session, not after it: usually needed (a turn that may
+  // start, a steer), and on a pipelined store both reads then share one round trip.
+  const activeRead = store.listActiveTurns(sessionId);
+  activeRead.catch(() => {}); // unused when the session is missing, ended or a duplicate
   const session = await mustGetSession(sessionId);
   if (key) {
     const existing = await store.findTurnByIdempotencyKey(sessionId, key);
@@ -71,7 +75,7 @@ export async function sendTurnNow(
     (session.status === "new" || session.status === "idle") &&
     actors.get(sessionId)?.idle !== false &&
     !heldElsewhere(session, ctx.runtimeId);
-  const active = mayStart || mode !== "queue" ? await store.listActiveTurns(sessionId) : [];
+  const active = mayStart || mode !== "queue" ? await activeRead : [];
   const running = active.filter((t) => t.status === "running");
   const turn = queuedTurn(
     sessionId,

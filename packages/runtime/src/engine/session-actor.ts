@@ -12,9 +12,9 @@ import { expireIfDead } from "./dead-holders.ts";
 import { isFenceRefusal } from "./refusal.ts";
 import { type Settlement, settleTurn } from "./settle.ts";
 import { runTurn } from "./turn-loop.ts";
-import { settles } from "./wait.ts";
 import { type TurnScope, traceOf } from "./turn-scope.ts";
 import { turnStartWrite } from "./turn-start.ts";
+import { settles } from "./wait.ts";
 
 interface CancelRequest {
   settlement: Extract<Settlement, { status: "cancelled" }>;
