@@ -58,6 +58,8 @@ export interface ChildReport {
   roundTrips: number;
   /** This process's CPU time (user + system) during the measured runs, ms. */
   cpuMs: number;
+  /** Commit notifications this process's signal heard during the measured runs. */
+  heard: number;
 }
 
 /** The cluster tests' fixture: a `worker` agent whose `step` tool sleeps OC_STEP_MS. */
@@ -100,6 +102,11 @@ async function open(): Promise<{
 }
 
 const { store, signal } = await open();
+// Every process hears every notification: per process, this counts the notifying commits.
+let heard = 0;
+signal?.listen((s) => {
+  if (s.kind === "commit") heard++;
+});
 const commitUs: number[] = [];
 let events = 0;
 // Times the three writes a turn makes; reads are not commits.
@@ -175,6 +182,7 @@ async function throughput(go: ChildGo): Promise<ChildReport> {
   commitUs.length = 0;
   events = 0;
   roundTrips = 0;
+  heard = 0;
   const cpu0 = process.cpuUsage();
   let next = 0;
   let failed = 0;
@@ -194,6 +202,7 @@ async function throughput(go: ChildGo): Promise<ChildReport> {
     wallMs: performance.now() - t0,
     commitUs,
     roundTrips,
+    heard,
     cpuMs: (({ user, system }) => (user + system) / 1000)(process.cpuUsage(cpu0)),
   };
 }

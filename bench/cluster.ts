@@ -37,6 +37,11 @@ export interface ClusterRow {
   /** CPU per turn of the runtime processes, and of the PostgreSQL cluster (null on SQLite), ms. */
   runtimeCpuMsPerTurn: number;
   dbCpuMsPerTurn: number | null;
+  /**
+   * Commits that sent NOTIFY, per turn (what one process heard; null without a signal). They
+   * are what PostgreSQL's cluster-wide notification lock serialises.
+   */
+  notifiesPerTurn: number | null;
   /** SIGKILL one of the processes mid-turn (PostgreSQL, 2+ processes); null otherwise. */
   takeover: TakeoverResult | null;
 }
@@ -122,6 +127,10 @@ export async function runConfig(
         store === "postgres" ? reports.reduce((n, r) => n + r.roundTrips, 0) / turns : null,
       runtimeCpuMsPerTurn: reports.reduce((n, r) => n + r.cpuMs, 0) / turns,
       dbCpuMsPerTurn: store === "postgres" ? dbMs / turns : null,
+      notifiesPerTurn:
+        store === "postgres" && notify
+          ? reports.reduce((n, r) => n + r.heard, 0) / processes / turns
+          : null,
       takeover: null,
     };
   } finally {
@@ -202,7 +211,7 @@ const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixe
 export function clusterTable(result: ClusterResult): string {
   const head = `${result.sessions} sessions × 1 turn, ${result.concurrencyPerProcess} in flight per process`;
   const lines = [
-    "store         procs  turns/s  events/s  commit p50  commit p99  failed  trips/turn  rt cpu/turn  db cpu/turn  takeover p50  takeover p90  finish p90",
+    "store         procs  turns/s  events/s  commit p50  commit p99  failed  trips/turn  rt cpu/turn  db cpu/turn  notify/turn  takeover p50  takeover p90  finish p90",
     ...result.rows.map((r) => {
       const t = r.takeover;
       return [
@@ -218,6 +227,7 @@ export function clusterTable(result: ClusterResult): string {
         (r.roundTripsPerTurn === null ? "-" : r.roundTripsPerTurn.toFixed(1)).padStart(11),
         `${r.runtimeCpuMsPerTurn.toFixed(2)} ms`.padStart(12),
         (r.dbCpuMsPerTurn === null ? "-" : `${r.dbCpuMsPerTurn.toFixed(2)} ms`).padStart(12),
+        (r.notifiesPerTurn === null ? "-" : r.notifiesPerTurn.toFixed(2)).padStart(12),
         (t ? ms(t.resumeP50Ms) : "-").padStart(13),
         (t ? ms(t.resumeP90Ms) : "-").padStart(13),
         (t ? ms(t.finishP90Ms) : "-").padStart(11),
@@ -229,6 +239,7 @@ export function clusterTable(result: ClusterResult): string {
     "postgres* = one process without NOTIFY/LISTEN (the price of the signal); (d) = fsync and synchronous_commit on",
     "trips/turn = PostgreSQL round trips per session with one turn (create, turn, wait), all processes",
     "rt cpu/turn, db cpu/turn = CPU time per turn of the runtime processes and of the PostgreSQL cluster (all its processes)",
+    "notify/turn = commits that sent NOTIFY per turn (each takes PostgreSQL's cluster-wide notification lock)",
   ];
   if (takeover) {
     const lost = result.rows.reduce((n, r) => n + (r.takeover?.lost ?? 0), 0);
