@@ -112,7 +112,9 @@ export class SessionActor {
         return;
       }
       outcome.resolve(started !== null);
-      if (started) await this.run(session, started.turn, started.fence);
+      // Nothing was active when the turn was inserted running: unless something was queued
+      // since (which kicks this actor), there is nothing to look for once it settled.
+      if (started && (await this.run(session, started.turn, started.fence)) && !this.again) return;
       await this.loop();
     });
     return outcome.promise;
@@ -188,9 +190,9 @@ export class SessionActor {
       this.again = false;
       const hint = this.hint;
       this.hint = null;
-      // The turns first: with none to run (every turn's end looks once more) the session itself
-      // need not be read.
-      const next = pickNextTurn(await this.ctx.store.listActiveTurns(this.sessionId));
+      // The turns first: with none to run, the session itself need not be read.
+      const active = await this.ctx.store.listActiveTurns(this.sessionId);
+      const next = pickNextTurn(active);
       if (!next) return;
       const session = hint ?? (await this.ctx.store.getSession(this.sessionId));
       if (!session || session.status === "ended") return;
@@ -205,7 +207,12 @@ export class SessionActor {
       }
       const started = await this.start(session, next);
       if (!started) return;
-      await this.run(session, started.turn, started.fence);
+      const settled = await this.run(session, started.turn, started.fence);
+      // The turn settled here, no other turn was waiting, and nothing queued since: every
+      // queued turn kicks its session's actor (sendTurn in this process; another process's
+      // notification of work, or a resync), so there is nothing to read. A turn that ended any
+      // other way (the lease lost, the process closing) is looked at again.
+      if (settled && active.length === 1 && !this.again) return;
     }
   }
 
@@ -284,16 +291,20 @@ export class SessionActor {
     return { turn: started, fence };
   }
 
+  /** Runs a claimed turn; resolves true when this process committed its settlement. */
   private async run(
     session: SessionRecord,
     current: TurnRecord,
     fence: { runtimeId: string; epoch: number },
-  ) {
+  ): Promise<boolean> {
     this.claimed = current.id;
+    let settled = false;
     // Cleared as the terminal event is published, not when the run returns: a wait that
     // begins in between must read the turn, as the event it would wait for has passed.
     const unsubscribe = this.ctx.notifier.subscribe(this.sessionId, (events) => {
-      if (settles(events, current.id) && this.claimed === current.id) this.claimed = undefined;
+      if (!settles(events, current.id)) return;
+      settled = true;
+      if (this.claimed === current.id) this.claimed = undefined;
     });
     try {
       await this.runClaimed(session, current, fence);
@@ -301,6 +312,7 @@ export class SessionActor {
       unsubscribe();
       if (this.claimed === current.id) this.claimed = undefined;
     }
+    return settled;
   }
 
   private async runClaimed(
