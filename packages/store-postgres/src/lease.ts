@@ -6,9 +6,26 @@
 export const RENEW_LEASE = `UPDATE sessions SET lease_expires_at = $4
   WHERE id = $1 AND lease_runtime_id = $2 AND lease_epoch = $3`;
 
-/** Only the lease as given: one extended since (a newer acquire or renew) stays. */
-export const RELEASE_LEASE = `UPDATE sessions SET lease_expires_at = 0
-  WHERE id = $1 AND lease_runtime_id = $2 AND lease_epoch = $3 AND lease_expires_at = $4`;
+/**
+ * Releases several leases in one statement (lease-release.ts batches them): each only as given,
+ * so one extended since (a newer acquire or renew) stays. The rows are locked in id order, so two
+ * batches (or a batch and a single-row writer) cannot deadlock. Arrays $1..$4: session ids,
+ * runtime ids, epochs, expiries. Returns each released session with its last seq.
+ */
+export const RELEASED_LEASES = `WITH locked AS (
+    SELECT s.id FROM sessions s
+    JOIN unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])
+      AS g(id, runtime_id, epoch, expires) ON g.id = s.id
+    -- Repeated as an index condition: the rows are found by key, whatever the table's size.
+    WHERE s.id = ANY ($1::text[]) AND s.lease_runtime_id = g.runtime_id
+      AND s.lease_epoch = g.epoch AND s.lease_expires_at = g.expires
+    ORDER BY s.id FOR UPDATE OF s),
+  released AS (
+    UPDATE sessions s SET lease_expires_at = 0 FROM locked l WHERE s.id = l.id
+    RETURNING s.id, s.last_seq)`;
+
+export const RELEASE_LEASES = `${RELEASED_LEASES}
+  SELECT count(*) FROM released`;
 
 /** Every live lease of one (dead) holder. */
 export const EXPIRE_LEASES_OF = `UPDATE sessions SET lease_expires_at = 0

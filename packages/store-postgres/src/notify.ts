@@ -6,6 +6,7 @@
 // never for a rollback: a listener can only hear of a commit that a read will find.
 // Payload: `<w|e> <lastSeq> <sessionId>`.
 import type { SessionSignal } from "@opencomputer/runtime";
+import { RELEASED_LEASES } from "./lease.ts";
 
 const BASE_CHANNEL = "opencomputer";
 
@@ -31,14 +32,11 @@ export function decodePayload(payload: string | undefined): SessionSignal | null
 }
 
 /**
- * Releases a lease (see lease.ts RELEASE_LEASE) and, when the session still has queued or
- * running turns, announces it as work in the same statement: a runtime that gives a session up
- * (shutting down, idle) lets another take it at once instead of at the next recovery pass.
+ * Releases leases (lease.ts RELEASED_LEASES) and announces as work each session that still has
+ * queued or running turns, in the same statement: a runtime that gives a session up (shutting
+ * down, idle) lets another take it at once instead of at the next recovery pass. $5: the channel.
  */
-export const RELEASE_LEASE_AND_NOTIFY = `WITH released AS (
-    UPDATE sessions SET lease_expires_at = 0
-    WHERE id = $1 AND lease_runtime_id = $2 AND lease_epoch = $3 AND lease_expires_at = $4
-    RETURNING id, last_seq)
+export const RELEASE_LEASES_AND_NOTIFY = `${RELEASED_LEASES}
   SELECT pg_notify($5, 'w ' || r.last_seq || ' ' || r.id) FROM released r
   WHERE EXISTS (SELECT 1 FROM turns t
                 WHERE t.session_id = r.id AND t.status IN ('queued', 'running'))`;

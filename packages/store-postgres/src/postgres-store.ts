@@ -22,16 +22,18 @@ import type {
 } from "@opencomputer/runtime";
 import { isoNow } from "@opencomputer/runtime";
 import pg from "pg";
+import { SESSION_WITH_ACTIVE_TURNS } from "./active-turns.ts";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
 import {
   EXPIRE_LEASES_OF,
   LIST_RECOVERABLE,
   LIVE_LEASE_HOLDERS,
-  RELEASE_LEASE,
+  RELEASE_LEASES,
   RENEW_LEASE,
 } from "./lease.ts";
-import { channelFor, RELEASE_LEASE_AND_NOTIFY } from "./notify.ts";
+import { LeaseReleases } from "./lease-release.ts";
+import { channelFor, RELEASE_LEASES_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
 import { PipelinedConnections } from "./pipeline.ts";
 import {
@@ -95,6 +97,11 @@ export class PostgresStore implements Store {
   private closed = false;
   /** Names of the prepared statements, by text (see `query`). */
   private readonly statementNames = new Map<string, string>();
+  private readonly releases = new LeaseReleases((...arrays) =>
+    this.channel === null
+      ? this.query(RELEASE_LEASES, arrays)
+      : this.query(RELEASE_LEASES_AND_NOTIFY, [...arrays, this.channel]),
+  );
 
   /** Use `createPostgresStore`, which also migrates the schema. */
   constructor(
@@ -243,10 +250,9 @@ export class PostgresStore implements Store {
     return rowCount === 0 ? null : { runtimeId: lease.runtimeId, epoch: lease.epoch, expiresAt };
   }
 
-  async releaseLease(sessionId: string, lease: Lease): Promise<void> {
-    const params = [sessionId, lease.runtimeId, lease.epoch, lease.expiresAt];
-    if (this.channel === null) await this.query(RELEASE_LEASE, params);
-    else await this.query(RELEASE_LEASE_AND_NOTIFY, [...params, this.channel]);
+  /** Released with the others asked for in the same tick, in one statement (lease-release.ts). */
+  releaseLease(sessionId: string, lease: Lease): Promise<void> {
+    return this.releases.release(sessionId, lease);
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
@@ -265,6 +271,18 @@ export class PostgresStore implements Store {
       [sessionId],
     );
     return rows.map(turnFromRow);
+  }
+
+  async getSessionWithActiveTurns(
+    sessionId: string,
+  ): Promise<{ session: SessionRecord; activeTurns: TurnRecord[] } | undefined> {
+    const { rows } = await this.query<SessionRow & { active: TurnRow[] }>(
+      SESSION_WITH_ACTIVE_TURNS,
+      [sessionId],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    return { session: sessionFromRow(row), activeTurns: row.active.map(turnFromRow) };
   }
 
   async listActiveTurns(sessionId: string): Promise<TurnRecord[]> {
@@ -419,6 +437,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.releases.flush().catch(() => {});
     await this.pipeline?.end();
     await this.pool.end();
   }

@@ -247,6 +247,15 @@ export class SqliteStore implements Store {
     return rows.map(turnFromRow);
   }
 
+  async getSessionWithActiveTurns(
+    sessionId: string,
+  ): Promise<{ session: SessionRecord; activeTurns: TurnRecord[] } | undefined> {
+    // In-process reads: two are as cheap as one, and each sees the pending write-behind rows.
+    const session = await this.getSession(sessionId);
+    if (!session) return undefined;
+    return { session, activeTurns: await this.listActiveTurns(sessionId) };
+  }
+
   async listActiveTurns(sessionId: string): Promise<TurnRecord[]> {
     const pending = this.pending?.activeTurnRows(sessionId);
     if (pending !== undefined) return pending.map(turnFromRow);

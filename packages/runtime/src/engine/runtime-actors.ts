@@ -49,7 +49,7 @@ export function createSessionActors(ctx: EngineContext, idleReleaseMs: number): 
           void idle.release();
         };
         idleReleases.set(sessionId, release);
-        ctx.timers.set(release, Date.now() + idleReleaseMs);
+        ctx.timers.set(release, releaseTime(Date.now(), idleReleaseMs));
       });
       actors.set(sessionId, w);
     }
@@ -83,4 +83,15 @@ export function createSessionActors(ctx: EngineContext, idleReleaseMs: number): 
       await Promise.all([...actors.values()].map((w) => w.kick().then(() => w.release())));
     },
   };
+}
+
+/**
+ * When an idle lease is given up: `idleReleaseMs` after the turn, rounded up to a grid of a
+ * tenth of it (at most 100 ms), so the releases of sessions that went idle close together fall
+ * due at one moment and a store can send them in one statement (store-postgres does).
+ */
+export function releaseTime(now: number, idleReleaseMs: number): number {
+  const grid = Math.min(100, Math.floor(idleReleaseMs / 10));
+  const at = now + idleReleaseMs;
+  return grid < 1 ? at : Math.ceil(at / grid) * grid;
 }

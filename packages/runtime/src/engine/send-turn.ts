@@ -4,7 +4,7 @@ import { newId } from "../ids.ts";
 import type { SessionRecord, TurnRecord } from "../ports/records.ts";
 import type { NewEvent } from "../ports/store.ts";
 import { StoreError } from "../ports/store-errors.ts";
-import { ConflictError } from "./api-errors.ts";
+import { ConflictError, NotFoundError } from "./api-errors.ts";
 import { interruptTurns } from "./cancellation.ts";
 import { type EngineContext, write } from "./context.ts";
 import { validateInput, validateMode, withOrigin } from "./input.ts";
@@ -12,10 +12,9 @@ import { answerKey, planQuestionInput } from "./question-input.ts";
 import type { SendTurnOptions, SendTurnResult } from "./runtime.ts";
 import type { SessionActors } from "./runtime-actors.ts";
 
-/** What taking an input needs: the runtime's actors (to kick or start one) and a session read. */
+/** What taking an input needs: the runtime's actors (to kick or start one). */
 export interface SendTurnDeps extends Pick<SessionActors, "actors" | "kick" | "startNew"> {
   ctx: EngineContext;
-  mustGetSession(sessionId: string): Promise<SessionRecord>;
 }
 
 /**
@@ -29,16 +28,16 @@ export async function sendTurnNow(
   rawInput: unknown,
   opts: SendTurnOptions,
 ): Promise<SendTurnResult> {
-  const { ctx, actors, startNew, mustGetSession } = deps;
+  const { ctx, actors, startNew } = deps;
   const { store } = ctx;
   const input: AgentInput = withOrigin(validateInput(rawInput), opts.origin);
   const mode = validateMode(opts.mode);
   const key = checkedKey(opts.idempotencyKey);
   // The active turns are read with the session, not after it: usually needed (a turn that may
-  // start, a steer), and on a pipelined store both reads then share one round trip.
-  const activeRead = store.listActiveTurns(sessionId);
-  activeRead.catch(() => {}); // unused when the session is missing, ended or a duplicate
-  const session = await mustGetSession(sessionId);
+  // start, a steer), and one read is one round trip on PostgreSQL.
+  const read = await store.getSessionWithActiveTurns(sessionId);
+  if (!read) throw new NotFoundError("session", sessionId);
+  const { session } = read;
   if (key) {
     const existing = await store.findTurnByIdempotencyKey(sessionId, key);
     if (existing) return duplicateOf(existing);
@@ -75,7 +74,7 @@ export async function sendTurnNow(
     (session.status === "new" || session.status === "idle") &&
     actors.get(sessionId)?.idle !== false &&
     !heldElsewhere(session, ctx.runtimeId);
-  const active = mayStart || mode !== "queue" ? await activeRead : [];
+  const active = mayStart || mode !== "queue" ? read.activeTurns : [];
   const running = active.filter((t) => t.status === "running");
   const turn = queuedTurn(
     sessionId,

@@ -47,7 +47,7 @@ export function createSessionsApi(ctx: EngineContext, deps: SessionsDeps): Sessi
   const mustGetSession = (sessionId: string) => getSession(ctx, sessionId);
   const serial = serialPerSession();
   const startNew = sessionActors.startNew;
-  const sendDeps = { ctx, actors, kick, startNew, mustGetSession };
+  const sendDeps = { ctx, actors, kick, startNew };
   const projects = new ProjectMemo(mustGetSession);
 
   const sessions: SessionsApi = {

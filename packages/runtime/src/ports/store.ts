@@ -149,6 +149,13 @@ export interface Store {
    */
   listActiveTurns(sessionId: string): Promise<TurnRecord[]>;
   /**
+   * `getSession` and `listActiveTurns` in one read (one statement on PostgreSQL, so one round
+   * trip and one snapshot): what taking a new input looks at. Undefined when there is no session.
+   */
+  getSessionWithActiveTurns(
+    sessionId: string,
+  ): Promise<{ session: SessionRecord; activeTurns: TurnRecord[] } | undefined>;
+  /**
    * The turn that settled last (latest `settledAt`, then the later inserted), not counting
    * turns whose outcome is `steered` (folded into another turn): what a session list shows.
    */

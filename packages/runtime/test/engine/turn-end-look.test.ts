@@ -10,7 +10,7 @@ import { releaseGates } from "./fixtures/marks.ts";
 import { type Harness, harness } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/leases-agents.ts", import.meta.url));
-const COUNTED = new Set(["listActiveTurns", "getTurn"]);
+const COUNTED = new Set(["listActiveTurns", "getSessionWithActiveTurns", "getTurn"]);
 
 /** Counts the store's reads of turns by method. */
 function countingReads(counts: Record<string, number>) {
@@ -35,7 +35,7 @@ afterEach(async () => {
 });
 
 describe("the end of a turn", () => {
-  it("reads the active turns only in sendTurn, and the turn once, when it settled", async () => {
+  it("reads the active turns only in sendTurn (with the session), and the turn once, when it settled", async () => {
     const counts: Record<string, number> = {};
     h = await harness({
       agentsModule: AGENTS,
@@ -51,8 +51,10 @@ describe("the end of a turn", () => {
     expect(settled.status).toBe("completed");
     // Let the actor finish whatever follows the settlement.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect((counts.listActiveTurns ?? 0) - (before.listActiveTurns ?? 0)).toBe(1);
-    expect((counts.getTurn ?? 0) - (before.getTurn ?? 0)).toBe(1);
+    const delta = (key: string) => (counts[key] ?? 0) - (before[key] ?? 0);
+    expect(delta("getSessionWithActiveTurns")).toBe(1);
+    expect(delta("listActiveTurns")).toBe(0);
+    expect(delta("getTurn")).toBe(1);
   });
 
   it("runs a turn queued while another runs", async () => {

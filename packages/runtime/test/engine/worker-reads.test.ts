@@ -20,7 +20,10 @@ describe("the session worker's reads", () => {
     await h.close();
   });
 
-  /** A harness whose getSession is counted, and answers with `staleCopy` when one is set. */
+  /**
+   * A harness whose reads of the session (alone or with its active turns) are counted, and
+   * answer with `staleCopy` when one is set.
+   */
   async function counted() {
     const state = { reads: 0, staleCopy: null as SessionRecord | null };
     h = await harness({
@@ -31,6 +34,11 @@ describe("the session worker's reads", () => {
           async getSession(sessionId: string) {
             state.reads++;
             return state.staleCopy ?? real.getSession(sessionId);
+          },
+          async getSessionWithActiveTurns(sessionId: string) {
+            state.reads++;
+            const read = await real.getSessionWithActiveTurns(sessionId);
+            return read && { ...read, session: state.staleCopy ?? read.session };
           },
         }),
     });

@@ -240,6 +240,52 @@ describe("PostgreSQL work signal", () => {
     });
   });
 
+  it("releases the leases asked for in one tick with one statement, each only as given", async () => {
+    const ids = ["ses_rel1", "ses_rel2", "ses_rel3", "ses_rel4"];
+    for (const id of ids) await createSession(id);
+    const leases = await Promise.all(ids.map((id) => store.acquireLease(id, "rt_a", 60_000)));
+    // ses_rel3's lease was extended since it was read, and ses_rel4 changed hands: their
+    // releases are late and must leave the newer leases alone.
+    const renewed = await store.renewLease("ses_rel3", leases[2]!, 120_000, Date.now() + 5);
+    await sql(
+      "UPDATE sessions SET lease_runtime_id = 'rt_b', lease_epoch = 7 WHERE id = 'ses_rel4'",
+    );
+    // ses_rel2 still has a queued turn: its release is announced as work.
+    await store.apply("ses_rel2", {
+      ops: [{ type: "turn.insert", turn: queuedTurn("ses_rel2", "turn_r2") }],
+      events: [{ type: "turn.queued", turnId: "turn_r2", data: { mode: "queue" } }],
+    });
+    const announced = next((s) => s.kind === "commit" && s.sessionId === "ses_rel2" && s.work);
+    const texts: string[] = [];
+    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const query = proto.query;
+    proto.query = function (this: pg.Client, ...args: unknown[]) {
+      const q = args[0] as { text?: string } | string;
+      texts.push(typeof q === "string" ? q : (q.text ?? ""));
+      return query.apply(this, args);
+    };
+    try {
+      await Promise.all(ids.map((id, i) => store.releaseLease(id, leases[i]!)));
+    } finally {
+      proto.query = query;
+    }
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toContain("unnest(");
+    expect(await announced).toMatchObject({ sessionId: "ses_rel2", lastSeq: 2, work: true });
+    const { rows } = await sql(
+      "SELECT id, lease_runtime_id, lease_epoch, lease_expires_at FROM sessions WHERE id = ANY($1) ORDER BY id",
+      [ids],
+    );
+    expect(rows.map((r) => [r.id, r.lease_runtime_id, Number(r.lease_expires_at) > 0])).toEqual([
+      ["ses_rel1", "rt_a", false],
+      ["ses_rel2", "rt_a", false],
+      ["ses_rel3", "rt_a", true],
+      ["ses_rel4", "rt_b", true],
+    ]);
+    expect(Number(rows[2].lease_expires_at)).toBe(renewed!.expiresAt);
+    expect(Number(rows[3].lease_epoch)).toBe(7);
+  });
+
   it("reconnects after the LISTEN connection is killed, renews its marks, resyncs, then hears commits again", async () => {
     await createSession("ses_sig3");
     const unfollow = await follow("ses_sig3");

@@ -87,6 +87,34 @@ export function recordsSection(c: SuiteContext): void {
       expect(await store.listActiveTurns("ses_missing")).toEqual([]);
     });
 
+    it("reads the session with its active turns in one call, as the two reads give them", async () => {
+      const s = await newSession();
+      expect(await store.getSessionWithActiveTurns(s.id)).toStrictEqual({
+        session: await store.getSession(s.id),
+        activeTurns: [],
+      });
+      const t1 = await newTurn(s.id, { id: "turn_1" });
+      await newTurn(s.id, { id: "turn_2", input: { source: "user", text: "nul \u0000 and ✓" } });
+      await newTurn(s.id, { id: "turn_3" });
+      await store.apply(s.id, {
+        ops: [
+          { type: "turn.update", id: t1.id, patch: { status: "completed", outcome: "completed" } },
+          { type: "turn.update", id: "turn_3", patch: { status: "running", steps: 2 } },
+        ],
+        events: [],
+      });
+      const read = await store.getSessionWithActiveTurns(s.id);
+      expect(read?.activeTurns.map((t) => [t.id, t.status])).toEqual([
+        ["turn_2", "queued"],
+        ["turn_3", "running"],
+      ]);
+      expect(read).toStrictEqual({
+        session: await store.getSession(s.id),
+        activeTurns: await store.listActiveTurns(s.id),
+      });
+      expect(await store.getSessionWithActiveTurns("ses_missing")).toBeUndefined();
+    });
+
     it("finds the turn settled last, by settledAt then insertion, not counting steered ones", async () => {
       const s = await newSession();
       expect(await store.lastSettledTurn(s.id)).toBeUndefined();
