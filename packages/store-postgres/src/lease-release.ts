@@ -1,8 +1,7 @@
 // Lease releases asked for in the same tick go to the database as one statement. A runtime gives
 // up the leases of its idle sessions from one timer (runtime-actors.ts rounds each release time
 // up to a shared grid), so under load dozens come due together: one statement for all of them
-// instead of one round trip and one transaction each, which was one in eight of a turn's
-// round trips.
+// instead of one round trip and one transaction each (docs/scale-out.md has the figures).
 import type { Lease } from "@opencomputer/runtime";
 
 /** At most this many leases in one statement; a larger tick is sent in several. */

@@ -20,11 +20,10 @@ import type {
   TurnRecord,
   WriteBatch,
 } from "@opencomputer/runtime";
-import { isoNow } from "@opencomputer/runtime";
 import pg from "pg";
 import { SESSION_WITH_ACTIVE_TURNS } from "./active-turns.ts";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
-import { labelIndex } from "./label-index.ts";
+import { createSessionStatement } from "./create-session.ts";
 import {
   EXPIRE_LEASES_OF,
   LIST_RECOVERABLE,
@@ -53,20 +52,12 @@ import {
   type ToolCallRow,
   TURN_COLUMNS,
   type TurnRow,
-  toJson,
   toolCallFromRow,
   turnFromRow,
 } from "./rows.ts";
 import { migrate, SCHEMA_NAME } from "./schema.ts";
 import { sessionListQuery } from "./session-list.ts";
-import {
-  type BatchEnd,
-  insertEvents,
-  numberEvents,
-  WRITE_CALL,
-  type WriteRow,
-  writeCall,
-} from "./write-batch.ts";
+import { type BatchEnd, WRITE_CALL, type WriteRow, writeCall } from "./write-batch.ts";
 
 export interface PostgresStoreOptions {
   /** e.g. `postgresql://user:pass@host:5432/db`; or give the connection in `pool`. */
@@ -118,44 +109,7 @@ export class PostgresStore implements Store {
   ): Promise<{ session: SessionRecord; created: boolean }> {
     // One statement, so its own transaction: no BEGIN and COMMIT round trips.
     try {
-      const params: unknown[] = [
-        session.id,
-        session.agentId,
-        session.deploymentId,
-        session.environment,
-        session.status,
-        session.source,
-        toJson(session.labels),
-        labelIndex(session.labels),
-        session.executionMode,
-        toJson(session.result),
-        toJson(session.question),
-        toJson(session.runtime),
-        session.revision,
-        events.length,
-        session.idempotencyKey,
-        session.lease?.runtimeId ?? null,
-        session.lease?.epoch ?? null,
-        session.lease?.expiresAt ?? null,
-        session.createdAt,
-        session.updatedAt,
-        session.projectId,
-      ];
-      let sql = `INSERT INTO sessions (id, agent_id, deployment_id, environment, status, source,
-          labels, label_index, execution_mode, result, question, runtime, revision, last_seq,
-          idempotency_key, lease_runtime_id, lease_epoch, lease_expires_at, created_at,
-          updated_at, project_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-          $18, $19, $20, $21)
-        ON CONFLICT (project_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-        RETURNING ${SESSION_COLUMNS}`;
-      const appended = numberEvents(session.id, 0, isoNow(), events);
-      if (appended.length > 0) {
-        // One statement: the events go in only with the row, whose RETURNING is the read back.
-        sql = `WITH created AS (${sql}),
-          appended AS (${insertEvents(params, appended, "EXISTS (SELECT 1 FROM created)")})
-          SELECT * FROM created`;
-      }
+      const { sql, params } = createSessionStatement(session, events);
       const inserted = await this.query<SessionRow>(sql, params);
       if (inserted.rows[0] === undefined) {
         // The key is taken. ON CONFLICT waited for a concurrent creator to commit, so this
@@ -437,7 +391,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.releases.flush().catch(() => {});
+    await this.releases.flush();
     await this.pipeline?.end();
     await this.pool.end();
   }

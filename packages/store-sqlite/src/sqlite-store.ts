@@ -20,10 +20,9 @@ import {
   type TurnRecord,
   type WriteBatch,
 } from "@opencomputer/runtime";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approval-rows.ts";
 import { DeferredRowWriter } from "./deferred-rows.ts";
-import { protectStoreFiles } from "./file-modes.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { Journal } from "./journal.ts";
 import {
@@ -56,12 +55,11 @@ import {
   toolCallFromRow,
   turnFromRow,
 } from "./rows.ts";
-import { migrate } from "./schema.ts";
 import { sessionListQuery } from "./session-list.ts";
 import { SqlRowWriter } from "./sql-rows.ts";
 import { toStoreError } from "./sqlite-errors.ts";
 import { StatementCache } from "./statements.ts";
-import type { SqliteStoreOptions } from "./store-options.ts";
+import { openDatabase, type SqliteStoreOptions } from "./store-options.ts";
 import { BatchWriter } from "./write-batch.ts";
 
 export type { SqliteStoreOptions };
@@ -95,18 +93,8 @@ export class SqliteStore implements Store {
   private readonly changeTx: Fn<[(statements: StatementCache) => unknown], unknown>;
 
   constructor(options: SqliteStoreOptions) {
-    protectStoreFiles(options.path);
-    const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
+    const db = openDatabase(options);
     this.database = db;
-    try {
-      db.pragma("journal_mode = WAL");
-      db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
-      db.pragma("foreign_keys = ON");
-      migrate(db);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
     this.statements = new StatementCache(db);
     const groupCommitMs = options.groupCommitMs ?? 5;
     const onFile = options.path !== ":memory:" && options.path !== "";

@@ -1,6 +1,9 @@
 // How an embedded store is opened: its file, durability, and the group-commit window.
 
+import Database from "better-sqlite3";
+import { protectStoreFiles } from "./file-modes.ts";
 import type { GroupClock } from "./group-commit.ts";
+import { migrate } from "./schema.ts";
 
 export interface SqliteStoreOptions {
   /** A file path (created when missing) or ":memory:". */
@@ -25,4 +28,20 @@ export interface SqliteStoreOptions {
    * `setImmediate`.
    */
   groupClock?: GroupClock;
+}
+
+/** Opens the store's database with its pragmas and the current schema; closed again on failure. */
+export function openDatabase(options: SqliteStoreOptions): Database.Database {
+  protectStoreFiles(options.path);
+  const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
+    db.pragma("foreign_keys = ON");
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
 }

@@ -247,3 +247,21 @@ export async function until(
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/**
+ * A `wrapStore` that counts the calls of the named store methods into `counts`, so a test can
+ * say how many reads or writes a call made.
+ */
+export function countingCalls(methods: readonly string[], counts: Record<string, number>) {
+  return (store: Store): Store =>
+    new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof key !== "string" || !methods.includes(key)) return value;
+        return (...args: unknown[]) => {
+          counts[key] = (counts[key] ?? 0) + 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+}

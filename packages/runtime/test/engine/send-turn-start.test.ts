@@ -7,24 +7,13 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/ports/store.ts";
 import { releaseGates, setMark } from "./fixtures/marks.ts";
-import { type Harness, harness, ofType, types, until } from "./harness.ts";
+import { countingCalls, type Harness, harness, ofType, types, until } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/leases-agents.ts", import.meta.url));
 
 /** Counts the store's writes by method, so a test can say how many a call made. */
-function countingWrites(counts: Record<string, number>) {
-  return (store: Store): Store =>
-    new Proxy(store, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if (key !== "apply" && key !== "applyWithLease") return value;
-        return (...args: unknown[]) => {
-          counts[key] = (counts[key] ?? 0) + 1;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-}
+const countingWrites = (counts: Record<string, number>) =>
+  countingCalls(["apply", "applyWithLease"], counts);
 
 let h: Harness;
 let sessionId = "";

@@ -5,27 +5,13 @@
 
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Store } from "../../src/ports/store.ts";
 import { releaseGates } from "./fixtures/marks.ts";
-import { type Harness, harness } from "./harness.ts";
+import { countingCalls, type Harness, harness } from "./harness.ts";
 
 const AGENTS = fileURLToPath(new URL("./fixtures/leases-agents.ts", import.meta.url));
-const COUNTED = new Set(["listActiveTurns", "getSessionWithActiveTurns", "getTurn"]);
-
 /** Counts the store's reads of turns by method. */
-function countingReads(counts: Record<string, number>) {
-  return (store: Store): Store =>
-    new Proxy(store, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if (typeof key !== "string" || !COUNTED.has(key)) return value;
-        return (...args: unknown[]) => {
-          counts[key] = (counts[key] ?? 0) + 1;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-}
+const countingReads = (counts: Record<string, number>) =>
+  countingCalls(["listActiveTurns", "getSessionWithActiveTurns", "getTurn"], counts);
 
 let h: Harness;
 let sessionId = "";
