@@ -141,7 +141,9 @@ describe("lifetime and idle arithmetic (injected clock)", () => {
   });
 
   it("caps timeoutSeconds at what a fresh computer's lifetime allows", async () => {
-    const short = harness({ lifetimeSeconds: 600 });
+    // Its own stopped clock: on the system clock a slow start (a loaded machine) leaves a fresh
+    // computer less than 480 s, and the second command is moved or refused.
+    const short = harness({ clock: new ManualClock(), lifetimeSeconds: 600 });
     try {
       const refused = await short.run("short", { command: "true", timeoutSeconds: 481 });
       expect(refused.ok).toBe(false);
