@@ -10,7 +10,15 @@ export interface DeliveryDdlTypes {
   serial: string;
 }
 
-export const DELIVERED_TYPES_SQL = "('turn.completed', 'turn.failed', 'turn.cancelled')";
+/** The event types copied into `event_outbox` for delivery. */
+export const DELIVERED_TYPES: readonly string[] = [
+  "turn.completed",
+  "turn.failed",
+  "turn.cancelled",
+];
+
+/** DELIVERED_TYPES as an SQL list, for `type IN ...`. */
+export const DELIVERED_TYPES_SQL = `(${DELIVERED_TYPES.map((t) => `'${t}'`).join(", ")})`;
 
 export function deliveryTablesDdl(t: DeliveryDdlTypes): string {
   return `

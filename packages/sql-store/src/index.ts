@@ -9,6 +9,7 @@ export {
 } from "./batch-ops.ts";
 export * from "./delivery-rows.ts";
 export {
+  DELIVERED_TYPES,
   DELIVERED_TYPES_SQL,
   type DeliveryDdlTypes,
   deliveryTablesDdl,

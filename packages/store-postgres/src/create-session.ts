@@ -2,7 +2,8 @@
 // (so one round trip and one transaction), or nothing when the project's idempotency key is
 // taken (ON CONFLICT DO NOTHING: the caller then reads the existing session).
 import type { NewEvent, SessionRecord } from "@opencomputer/runtime";
-import { isoNow } from "@opencomputer/runtime";
+import { isoNow, StoreError } from "@opencomputer/runtime";
+import { DELIVERED_TYPES } from "@opencomputer/sql-store";
 import { labelIndex } from "./label-index.ts";
 import { SESSION_COLUMNS, toJson } from "./rows.ts";
 import { insertEvents, numberEvents } from "./write-batch.ts";
@@ -12,6 +13,19 @@ export function createSessionStatement(
   session: SessionRecord,
   events: readonly NewEvent[],
 ): { sql: string; params: unknown[] } {
+  // Only `oc_write` adds the rows some events bring along (usage steps, the delivery outbox; see
+  // write-function.ts): a session's first events are never such events, and are refused if they
+  // were rather than written without them.
+  const withSideRows = events.find(
+    (e) => e.type === "usage.recorded" || DELIVERED_TYPES.includes(e.type),
+  );
+  if (withSideRows) {
+    throw new StoreError(
+      "invalid_batch",
+      `createSession appends a session's first events; ${withSideRows.type} is appended with ` +
+        "apply once the session exists.",
+    );
+  }
   const params: unknown[] = [
     session.id,
     session.agentId,

@@ -15,7 +15,7 @@ import { DELIVERIES_V7 } from "./delivery-store.ts";
 import { MEMORY_V4 } from "./memory-schema.ts";
 import { TRIGGERS_V6 } from "./trigger-store.ts";
 import { USAGE_V8 } from "./usage-store.ts";
-import { FOLLOWED_SESSIONS_V9, WRITE_FUNCTION_V4 } from "./write-function.ts";
+import { FOLLOWED_SESSIONS_V9, WRITE_FUNCTION_V4, WRITE_PATH_V10 } from "./write-function.ts";
 
 const V1 = `
 CREATE TABLE sessions (
@@ -151,6 +151,7 @@ export const MIGRATIONS: readonly string[] = [
   DELIVERIES_V7,
   USAGE_V8,
   FOLLOWED_SESSIONS_V9,
+  WRITE_PATH_V10,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,6 +1,6 @@
-// The UsageStore port on PostgreSQL: `usage_steps` (migration 8) is filled by a row trigger on
-// `events` (only for `usage.recorded`), inside the transaction of `oc_write`, so every step's
-// row commits with its event and the write stays one round trip.
+// The UsageStore port on PostgreSQL: `usage_steps` (migration 8) is filled by `oc_write` from the
+// `usage.recorded` events it appends (USAGE_ROWS_OF_WRITE; a row trigger on `events` until
+// migration 10), so every step's row commits with its event and the write stays one round trip.
 import { SqlUsageStore, USAGE_COLUMNS, usageTableDdl } from "@opencomputer/sql-store";
 import { toStoreError } from "./pg-errors.ts";
 import type { PostgresStore } from "./postgres-store.ts";
@@ -26,6 +26,23 @@ CREATE TRIGGER oc_usage_steps_from_events AFTER INSERT ON events
 INSERT INTO usage_steps (${USAGE_COLUMNS})
   SELECT ${fromEvent("e")} FROM events e WHERE e.type = 'usage.recorded';
 `;
+
+/**
+ * The PL/pgSQL of `oc_write` (write-function.ts) that adds a `usage_steps` row for each
+ * `usage.recorded` event of the write: set-based, each event's data parsed once, and nothing at
+ * all for a write without one. A step's seq is new (the session row is locked), so no conflict.
+ */
+export const USAGE_ROWS_OF_WRITE = `IF 'usage.recorded' = ANY (p_ev_types) THEN
+    INSERT INTO usage_steps (${USAGE_COLUMNS})
+      SELECT p_session, base_seq + e.ord, e.turn_id, p_timestamp, u.provider, u.model,
+        coalesce(u."inputTokens", 0), coalesce(u."outputTokens", 0),
+        coalesce(u."cacheReadTokens", 0), coalesce(u."cacheWriteTokens", 0), u."costUsd"
+      FROM unnest(p_ev_turns, p_ev_types, p_ev_data) WITH ORDINALITY AS e(turn_id, type, data, ord)
+        CROSS JOIN LATERAL json_to_record(e.data::json) AS u(provider text, model text,
+          "inputTokens" bigint, "outputTokens" bigint, "cacheReadTokens" bigint,
+          "cacheWriteTokens" bigint, "costUsd" double precision)
+      WHERE e.type = 'usage.recorded';
+  END IF;`;
 
 /** `?` placeholders → `$1, $2, …` (the shared statements contain no other `?`). */
 function numbered(sql: string): string {

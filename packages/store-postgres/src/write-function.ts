@@ -16,6 +16,9 @@
 // come as parallel text arrays. A refusal is SQLSTATE OC001 with the store's code in DETAIL
 // (pg-errors.ts turns it into a StoreError).
 
+import { OUTBOX_ROWS_OF_WRITE } from "./delivery-store.ts";
+import { USAGE_ROWS_OF_WRITE } from "./usage-store.ts";
+
 /** The milliseconds since the epoch by the database's clock, which every follower shares. */
 export const DB_NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
@@ -26,7 +29,7 @@ export const WRITE_FUNCTION_V4 = `
 -- column changes, which is the case for every write of a turn.
 ALTER TABLE sessions SET (fillfactor = 70);
 ALTER TABLE turns SET (fillfactor = 70);
-${writeFunction(false)}`;
+${writeFunction({ followed: false, sideRows: false })}`;
 
 /**
  * Commits NOTIFY only what some process listens for: work (any process may claim it), and the
@@ -36,10 +39,39 @@ ${writeFunction(false)}`;
  */
 export const FOLLOWED_SESSIONS_V9 = `
 ALTER TABLE sessions ADD COLUMN followed_until bigint NOT NULL DEFAULT 0;
-${writeFunction(true)}`;
+${writeFunction({ followed: true, sideRows: false })}`;
 
-/** `oc_write`; `followed`: notify events only while the session is followed (migration 9). */
-function writeFunction(followed: boolean): string {
+// PostgreSQL names a column's foreign key <table>_<column>_fkey.
+const TO_SESSIONS = ["events", "messages", "turns", "tool_calls", "results", "approvals"]
+  .map((table) => `ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${table}_session_id_fkey;`)
+  .join("\n");
+
+/**
+ * Migration 10: the per-row work PostgreSQL did around each appended event moves into one
+ * set-based statement per write. The foreign keys to `sessions` checked, row by row (about 20
+ * per turn), what `oc_write` established once when it locked the session row, and sessions are
+ * never deleted; the row triggers on `events` (usage steps, the delivery outbox) ran a PL/pgSQL
+ * call per event. Together they were about a fifth of the database's CPU per turn
+ * (docs/performance.md). Every row of these tables is written by `oc_write` or, for a session's
+ * first events, by create-session.ts, which takes only events that need no side rows.
+ */
+export const WRITE_PATH_V10 = `
+${TO_SESSIONS}
+DROP TRIGGER IF EXISTS oc_usage_steps_from_events ON events;
+DROP FUNCTION IF EXISTS oc_usage_steps_from_event();
+DROP TRIGGER IF EXISTS events_to_outbox ON events;
+DROP FUNCTION IF EXISTS oc_event_outbox();
+${writeFunction({ followed: true, sideRows: true })}`;
+
+interface WriteFunctionVersion {
+  /** Notify events only while the session is followed (migration 9). */
+  followed: boolean;
+  /** Write the events' usage steps and outbox rows itself (migration 10). */
+  sideRows: boolean;
+}
+
+/** `oc_write` as migration 4, 9 or 10 installs it. */
+function writeFunction({ followed, sideRows }: WriteFunctionVersion): string {
   return `CREATE OR REPLACE FUNCTION oc_write(
   p_session text,
   p_claim_runtime text, p_claim_expires bigint, p_now bigint,
@@ -231,7 +263,13 @@ BEGIN
     INSERT INTO events (session_id, seq, id, timestamp, turn_id, type, data)
       SELECT p_session, base_seq + e.ord, e.id, p_timestamp, e.turn_id, e.type, e.data::json
       FROM unnest(p_ev_ids, p_ev_turns, p_ev_types, p_ev_data)
-        WITH ORDINALITY AS e(id, turn_id, type, data, ord);
+        WITH ORDINALITY AS e(id, turn_id, type, data, ord);${
+          sideRows
+            ? `
+    ${USAGE_ROWS_OF_WRITE}
+    ${OUTBOX_ROWS_OF_WRITE}`
+            : ""
+        }
   END IF;
   IF n > 0 OR p_session_mask >= 0 OR p_claim_runtime IS NOT NULL THEN
     UPDATE sessions x SET last_seq = base_seq + n,
