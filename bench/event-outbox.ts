@@ -1,8 +1,9 @@
-// What the outbox trigger costs a session's write path: the same commit (a message and a
-// `turn.completed` event, as a turn's end writes) timed with the trigger dropped, with the
-// trigger and no subscription (the default), and with one subscription (an outbox row per
-// commit). Alternating rounds, median per commit. Run: node --import tsx bench/event-outbox.ts
-// [--postgres] (PostgreSQL on a private cluster; every write goes through `oc_write`).
+// What the outbox costs a session's write path: the same commit (a message and a
+// `turn.completed` event, as a turn's end writes) timed on SQLite with the trigger dropped, with
+// the trigger and no subscription (the default), and with one subscription (an outbox row per
+// commit); on PostgreSQL, where `oc_write` writes the outbox row itself (no trigger), without and
+// with a subscription. Alternating rounds, median per commit. Run:
+// node --import tsx bench/event-outbox.ts [--postgres] (PostgreSQL on a private cluster).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,18 +133,11 @@ async function postgres() {
   const deliveries = createPostgresDeliveryStore(store);
   await measure("PostgreSQL (oc_write)", store, [
     {
-      name: "no trigger",
-      setup: async () => void (await q("ALTER TABLE events DISABLE TRIGGER events_to_outbox")),
+      name: "no subscription",
+      setup: async () => void (await q("DELETE FROM event_subscriptions")),
     },
     {
-      name: "trigger, no subscription",
-      setup: async () => {
-        await q("ALTER TABLE events ENABLE TRIGGER events_to_outbox");
-        await q("DELETE FROM event_subscriptions");
-      },
-    },
-    {
-      name: "trigger, one subscription",
+      name: "one subscription",
       setup: async () => {
         await q("DELETE FROM event_outbox");
         if (!(await deliveries.getSubscription("evs_bench")))

@@ -87,6 +87,7 @@ function usage(): string {
   const names = BENCHMARKS.map((n) => `  ${n.padEnd(12)} ${DESCRIPTIONS[n]}`).join("\n");
   return [
     "usage: npm run bench -- [--only name[,name…]] [--runs N] [--warmup N] [--sessions N] [--turns N]",
+    "                        [--cluster-sessions N]",
     "",
     "benchmarks:",
     names,
@@ -95,6 +96,8 @@ function usage(): string {
     "  --warmup    unmeasured runs before them (default 200)",
     "  --sessions  sessions in the concurrent benchmark (default 1000)",
     "  --turns     turns of the long-session benchmark (default 400)",
+    "  --cluster-sessions  sessions of each configuration of the cluster benchmark (default 400);",
+    "              more gives steadier figures (a longer measured window after the warm-up)",
     `  --out       where to write the JSON results (default ${OUTPUT})`,
   ].join("\n");
 }
@@ -119,6 +122,7 @@ const OPTIONS = {
   warmup: { type: "string" },
   sessions: { type: "string" },
   turns: { type: "string" },
+  "cluster-sessions": { type: "string" },
   out: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -149,6 +153,7 @@ function parseOptions() {
     warmup: countOption("warmup", values.warmup, 200),
     sessions: countOption("sessions", values.sessions, 1000),
     turns: countOption("turns", values.turns, 400),
+    clusterSessions: countOption("cluster-sessions", values["cluster-sessions"], 400),
     out: values.out ?? OUTPUT,
   };
 }
@@ -261,7 +266,7 @@ async function main() {
       spansPerRun = traced.spansPerRun;
       tracingOff = await benchTracingOff();
     } else if (name === "build") buildReport = benchBuild();
-    else if (name === "cluster") cluster = await benchCluster();
+    else if (name === "cluster") cluster = await benchCluster(opts.clusterSessions);
     else if (name === "sse") sse = await benchSse();
     else if (name === "long-session") longSession = await benchLongSession(opts.turns);
     else if (name === "statements") {
@@ -297,7 +302,13 @@ async function main() {
   const report = {
     finishedAt: new Date().toISOString(),
     machine,
-    options: { ...sizes, sessions: opts.sessions, turns: opts.turns, only: [...opts.only] },
+    options: {
+      ...sizes,
+      sessions: opts.sessions,
+      turns: opts.turns,
+      clusterSessions: opts.clusterSessions,
+      only: [...opts.only],
+    },
     latency,
     ratios: computed,
     concurrent,
