@@ -51,7 +51,7 @@ const TO_SESSIONS = ["events", "messages", "turns", "tool_calls", "results", "ap
  * set-based statement per write. The foreign keys to `sessions` checked, row by row (about 20
  * per turn), what `oc_write` established once when it locked the session row, and sessions are
  * never deleted; the row triggers on `events` (usage steps, the delivery outbox) ran a PL/pgSQL
- * call per event. Together they were about a fifth of the database's CPU per turn
+ * call per event. Together they were 10–19 % of the database's CPU per turn
  * (docs/performance.md). Every row of these tables is written by `oc_write` or, for a session's
  * first events, by create-session.ts, which takes only events that need no side rows.
  */

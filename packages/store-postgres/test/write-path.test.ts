@@ -82,7 +82,7 @@ async function sideRows(url: string, sessionId: string) {
 
 describe("the write path after migration 10", () => {
   it("upgrades a version 9 database: no triggers or foreign keys left, rows of both eras kept", async () => {
-    expect(SCHEMA_VERSION).toBe(10);
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(10);
     const url = await databaseAt(9);
     // Rows written by version 9's trigger, through version 9's oc_write.
     await withClient(url, async (client) => {
