@@ -10,7 +10,7 @@
 // commit either sees the mark and notifies, or committed before the mark did, and the resync
 // sent once the mark committed makes the readers read it.
 import type pg from "pg";
-import { DB_NOW_MS } from "./write-function.ts";
+import { DB_NOW_MS } from "./db-now.ts";
 
 export interface FollowsOptions {
   /** `sessions`, qualified with the store's schema when it has one. */
