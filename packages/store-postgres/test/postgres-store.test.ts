@@ -3,7 +3,7 @@
 // each store gets a database of its own.
 import type { SessionRecord, Store } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
-import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
+import { usePrivateCluster } from "@opencomputer/testkit/postgres-suite";
 import {
   sessionRecord,
   storeConformance,
@@ -14,33 +14,25 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresStore, type PostgresStore, SCHEMA_VERSION } from "../src/index.ts";
 
-let cluster: PrivateCluster;
-
-beforeAll(async () => {
-  cluster = await startPrivateCluster();
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+const cluster = usePrivateCluster();
 
 storeConformance("postgres", async () => {
-  const database = await cluster.createDatabase();
+  const database = await cluster().createDatabase();
   return {
-    store: await createPostgresStore({ connectionString: cluster.connectionString(database) }),
-    cleanup: () => cluster.dropDatabase(database),
+    store: await createPostgresStore({ connectionString: cluster().connectionString(database) }),
+    cleanup: () => cluster().dropDatabase(database),
   };
 });
 
 // The same suite with every statement on the pool, as with `pipeline: false`.
 storeConformance("postgres, pooled", async () => {
-  const database = await cluster.createDatabase();
+  const database = await cluster().createDatabase();
   return {
     store: await createPostgresStore({
-      connectionString: cluster.connectionString(database),
+      connectionString: cluster().connectionString(database),
       pipeline: false,
     }),
-    cleanup: () => cluster.dropDatabase(database),
+    cleanup: () => cluster().dropDatabase(database),
   };
 });
 
@@ -56,7 +48,7 @@ describe("PostgreSQL store across pools", () => {
   let stores: Store[] = [];
   const open = async (schema?: string) => {
     const store = await createPostgresStore({
-      connectionString: cluster.connectionString(database),
+      connectionString: cluster().connectionString(database),
       ...(schema === undefined ? {} : { schema }),
     });
     stores.push(store);
@@ -64,12 +56,12 @@ describe("PostgreSQL store across pools", () => {
   };
 
   beforeAll(async () => {
-    database = await cluster.createDatabase();
+    database = await cluster().createDatabase();
   });
   afterAll(async () => {
     await Promise.all(stores.map((s) => s.close()));
     stores = [];
-    await cluster.dropDatabase(database);
+    await cluster().dropDatabase(database);
   });
 
   it("a fence taken through one pool refuses the other pool's stale writes", async () => {
@@ -116,10 +108,10 @@ describe("PostgreSQL store across pools", () => {
   });
 
   it("migrates once when three stores start at once on a fresh database", async () => {
-    const fresh = await cluster.createDatabase();
+    const fresh = await cluster().createDatabase();
     const three = await Promise.all(
       [1, 2, 3].map(() =>
-        createPostgresStore({ connectionString: cluster.connectionString(fresh) }),
+        createPostgresStore({ connectionString: cluster().connectionString(fresh) }),
       ),
     );
     try {
@@ -131,7 +123,7 @@ describe("PostgreSQL store across pools", () => {
       );
     } finally {
       await Promise.all(three.map((s) => s.close()));
-      await cluster.dropDatabase(fresh);
+      await cluster().dropDatabase(fresh);
     }
   });
 
@@ -141,7 +133,7 @@ describe("PostgreSQL store across pools", () => {
     expect(await b.getSession("ses_in_custom")).toMatchObject({ id: "ses_in_custom" });
     // Not visible through the default schema.
     expect(await (await open()).getSession("ses_in_custom")).toBeUndefined();
-    const client = new pg.Client({ connectionString: cluster.connectionString(database) });
+    const client = new pg.Client({ connectionString: cluster().connectionString(database) });
     await client.connect();
     try {
       const { rows } = await client.query("SELECT count(*)::int AS n FROM custom.sessions");
@@ -185,7 +177,7 @@ describe("PostgreSQL store across pools", () => {
 
   it("refuses to open a schema newer than this build", async () => {
     await open("future");
-    const client = new pg.Client({ connectionString: cluster.connectionString(database) });
+    const client = new pg.Client({ connectionString: cluster().connectionString(database) });
     await client.connect();
     try {
       await client.query("INSERT INTO future.schema_migrations (version) VALUES ($1)", [
@@ -210,8 +202,8 @@ describe("PostgreSQL store round trips", () => {
   let serial = 0;
 
   beforeAll(async () => {
-    database = await cluster.createDatabase();
-    store = await createPostgresStore({ connectionString: cluster.connectionString(database) });
+    database = await cluster().createDatabase();
+    store = await createPostgresStore({ connectionString: cluster().connectionString(database) });
     // Every statement any connection sends while `statementsOf` listens, in order: the
     // store's pipelined connections and its pool alike go through Client#query.
     const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
@@ -224,14 +216,14 @@ describe("PostgreSQL store round trips", () => {
     restore = () => {
       proto.query = query;
     };
-    other = new pg.Client({ connectionString: cluster.connectionString(database) });
+    other = new pg.Client({ connectionString: cluster().connectionString(database) });
     await other.connect();
   });
   afterAll(async () => {
     restore();
     await other?.end();
     await store?.close();
-    await cluster.dropDatabase(database);
+    await cluster().dropDatabase(database);
   });
 
   async function sessionWithTurn(): Promise<{ sessionId: string; turnId: string }> {

@@ -5,23 +5,20 @@
 import type { NewEvent } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
 import { subscriptionRow } from "@opencomputer/testkit/delivery-conformance";
-import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
+import { usePrivateCluster } from "@opencomputer/testkit/postgres-suite";
 import { createdEvents, sessionRecord, turnRecord } from "@opencomputer/testkit/store-conformance";
 import { ev } from "@opencomputer/testkit/store-fixtures";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresDeliveryStore, createPostgresStore, SCHEMA_VERSION } from "../src/index.ts";
+import { describe, expect, it } from "vitest";
+import {
+  createPostgresDeliveryStore,
+  createPostgresStore,
+  type PostgresStore,
+  SCHEMA_VERSION,
+} from "../src/index.ts";
 import { MIGRATIONS } from "../src/schema.ts";
 
-let cluster: PrivateCluster;
-
-beforeAll(async () => {
-  cluster = await startPrivateCluster();
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+const cluster = usePrivateCluster();
 
 const usage = (inputTokens: number): NewEvent => ({
   type: "usage.recorded",
@@ -47,9 +44,20 @@ async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>
   }
 }
 
+/** Runs `test` on a store over a fresh database at the current version, then closes it. */
+async function withFreshStore(test: (store: PostgresStore, url: string) => Promise<void>) {
+  const url = cluster().connectionString(await cluster().createDatabase());
+  const store = await createPostgresStore({ connectionString: url });
+  try {
+    await test(store, url);
+  } finally {
+    await store.close();
+  }
+}
+
 /** A database at schema version `version`, as a build of that version left it. */
 async function databaseAt(version: number): Promise<string> {
-  const url = cluster.connectionString(await cluster.createDatabase());
+  const url = cluster().connectionString(await cluster().createDatabase());
   await withClient(url, async (client) => {
     await client.query(`CREATE TABLE schema_migrations (version integer PRIMARY KEY,
       applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -132,9 +140,7 @@ describe("the write path after migration 10", () => {
   });
 
   it("writes side rows only in a write that commits", async () => {
-    const url = cluster.connectionString(await cluster.createDatabase());
-    const store = await createPostgresStore({ connectionString: url });
-    try {
+    await withFreshStore(async (store, url) => {
       await createPostgresDeliveryStore(store).createSubscription(subscriptionRow());
       const s = sessionRecord();
       await store.createSession(s, createdEvents(s));
@@ -157,15 +163,11 @@ describe("the write path after migration 10", () => {
       await expect(store.apply(s.id, { ops: [], events: [malformed] })).rejects.toThrow();
       expect(await sideRows(url, s.id)).toEqual({ usage: [], outbox: [] });
       expect((await store.readEvents(s.id, 0, 10)).map((e) => e.type)).toEqual(["session.created"]);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it("refuses a new session's first events that would need side rows", async () => {
-    const url = cluster.connectionString(await cluster.createDatabase());
-    const store = await createPostgresStore({ connectionString: url });
-    try {
+    await withFreshStore(async (store) => {
       for (const extra of [usage(1), ev("turn.completed", { outcome: "completed" })]) {
         const s = sessionRecord();
         const error = await store
@@ -176,8 +178,6 @@ describe("the write path after migration 10", () => {
         expect((error as StoreError).message).toContain(extra.type);
         expect(await store.getSession(s.id)).toBeUndefined();
       }
-    } finally {
-      await store.close();
-    }
+    });
   });
 });
