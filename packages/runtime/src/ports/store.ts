@@ -99,7 +99,9 @@ export interface Store {
   /**
    * Creates a session and appends `events` (the first must be `session.created`). With an
    * idempotency key already used in the same project, returns the existing session and
-   * `created: false` (keys are scoped per project so one project cannot see another's).
+   * `created: false` (keys are scoped per project so one project cannot see another's). Only
+   * creation events belong here: a store may refuse (`invalid_batch`) events that bring rows of
+   * their own (`usage.recorded`, a turn's terminal event), which are appended with `apply`.
    */
   createSession(
     session: SessionRecord,
