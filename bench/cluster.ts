@@ -20,7 +20,7 @@ export interface ClusterRow {
   store: "postgres" | "sqlite";
   /** False for the reference rows without NOTIFY/LISTEN (one process only). */
   notify: boolean;
-  /** fsync and synchronous_commit on: every commit waits for its WAL flush. */
+  /** fsync on: every commit waits for its WAL to reach the disk. */
   durable: boolean;
   processes: number;
   turns: number;
@@ -44,11 +44,15 @@ export interface ClusterRow {
   notifiesPerTurn: number | null;
   /** SIGKILL one of the processes mid-turn (PostgreSQL, 2+ processes); null otherwise. */
   takeover: TakeoverResult | null;
+  /** Turns/s of every round of this configuration, in order (the row is the median round). */
+  roundsTurnsPerSecond?: number[];
 }
 
 export interface ClusterResult {
   sessions: number;
   concurrencyPerProcess: number;
+  /** Times each throughput configuration ran (its row is the median round). */
+  rounds: number;
   rows: ClusterRow[];
   /** The takeover again with 2 processes whose ids cannot be judged dead (as on two hosts). */
   remoteTakeover: TakeoverResult | null;
@@ -146,70 +150,131 @@ export async function runConfig(
   }
 }
 
-export async function benchCluster(
-  sessions = 400,
-  concurrency = 16,
-  processCounts: readonly number[] = [1, 2, 4],
-  takeoverSessions = 50,
-  idleSessions = 10_000,
-  durable = true,
-): Promise<ClusterResult> {
-  const rows: ClusterRow[] = [];
+/** Options of `benchCluster`; each has the default the README's figures use. */
+export interface ClusterOptions {
+  sessions?: number;
+  concurrency?: number;
+  processCounts?: readonly number[];
+  /**
+   * Every throughput configuration runs this many times, the rounds one after another (SQLite,
+   * then each PostgreSQL configuration, then again), so a slow spell of the machine falls on
+   * both stores; each row is its configuration's median round.
+   */
+  rounds?: number;
+  takeoverSessions?: number;
+  idleSessions?: number;
+  durable?: boolean;
+}
+
+export async function benchCluster(options: ClusterOptions = {}): Promise<ClusterResult> {
+  const { sessions = 400, concurrency = 16, processCounts = [1, 2, 4], rounds = 3 } = options;
+  const { takeoverSessions = 50, idleSessions = 10_000, durable = true } = options;
+  const byConfig = new Map<string, ClusterRow[]>();
+  const keep = (row: ClusterRow) => {
+    const key = `${row.store}/${row.notify}/${row.processes}`;
+    byConfig.set(key, [...(byConfig.get(key) ?? []), row]);
+  };
   let idle: IdleResult | null = null;
   let remoteTakeover: TakeoverResult | null = null;
-  const dir = mkdtempSync(join(tmpdir(), "oc-bench-cluster-"));
-  try {
-    rows.push(await runConfig("sqlite", join(dir, "data.db"), 1, sessions, concurrency));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
   const cluster = await startPrivateCluster();
   try {
-    const plain = cluster.connectionString(await cluster.createDatabase());
-    rows.push(await runConfig("postgres", plain, 1, sessions, concurrency, false));
-    for (const processes of processCounts) {
+    const fresh = async () => cluster.connectionString(await cluster.createDatabase());
+    for (let round = 0; round < rounds; round++) {
+      const dir = mkdtempSync(join(tmpdir(), "oc-bench-cluster-"));
+      try {
+        keep(await runConfig("sqlite", join(dir, "data.db"), 1, sessions, concurrency));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      keep(await runConfig("postgres", await fresh(), 1, sessions, concurrency, false));
       // A fresh database per configuration, so one run's rows do not slow the next.
-      const url = cluster.connectionString(await cluster.createDatabase());
-      const row = await runConfig("postgres", url, processes, sessions, concurrency);
-      if (processes >= 2 && takeoverSessions > 0)
-        row.takeover = await benchTakeover(url, processes, takeoverSessions);
-      rows.push(row);
+      for (const processes of processCounts)
+        keep(await runConfig("postgres", await fresh(), processes, sessions, concurrency));
     }
+    const rows = [...byConfig.values()].map(medianRound);
     if (takeoverSessions > 0) {
-      const url = cluster.connectionString(await cluster.createDatabase());
-      remoteTakeover = await benchTakeover(url, 2, takeoverSessions, true);
+      for (const row of rows) {
+        if (row.store === "postgres" && row.notify && row.processes >= 2)
+          row.takeover = await benchTakeover(await fresh(), row.processes, takeoverSessions);
+      }
+      remoteTakeover = await benchTakeover(await fresh(), 2, takeoverSessions, true);
     }
-    if (idleSessions > 0) {
-      idle = await benchIdle(
-        cluster.connectionString(await cluster.createDatabase()),
-        idleSessions,
-      );
-    }
+    if (idleSessions > 0) idle = await benchIdle(await fresh(), idleSessions);
+    if (durable) rows.push(...(await durableRows(sessions, concurrency)));
+    return { sessions, concurrencyPerProcess: concurrency, rounds, rows, remoteTakeover, idle };
   } finally {
     await cluster.stop();
   }
-  if (durable) {
-    // The NOTIFY queue lock: a notifying transaction holds it from pre-commit until after its
-    // commit, WAL flush included, so with durable commits notifying writes are serialised. The
-    // same one-process run without and with NOTIFY on a cluster that flushes every commit.
-    const flushing = await startPrivateCluster({ durable: true });
-    try {
-      for (const notify of [false, true]) {
-        const url = flushing.connectionString(await flushing.createDatabase());
-        const row = await runConfig("postgres", url, 1, sessions, concurrency, notify);
-        rows.push({ ...row, durable: true });
-      }
-    } finally {
-      await flushing.stop();
+}
+
+/** The round with the median turns/s, every round's turns/s beside it. */
+function medianRound(rows: ClusterRow[]): ClusterRow {
+  const sorted = [...rows].sort((a, b) => a.turnsPerSecond - b.turnsPerSecond);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return { ...median, roundsTurnsPerSecond: rows.map((r) => r.turnsPerSecond) };
+}
+
+/**
+ * The NOTIFY queue lock: a notifying transaction holds it from pre-commit until after its
+ * commit, WAL flush included, so with durable commits notifying writes are serialised. The
+ * same one-process run without and with NOTIFY on a cluster that flushes every commit.
+ */
+async function durableRows(sessions: number, concurrency: number): Promise<ClusterRow[]> {
+  const rows: ClusterRow[] = [];
+  const flushing = await startPrivateCluster({ durable: true });
+  try {
+    for (const notify of [false, true]) {
+      const url = flushing.connectionString(await flushing.createDatabase());
+      const row = await runConfig("postgres", url, 1, sessions, concurrency, notify);
+      rows.push({ ...row, durable: true });
     }
+  } finally {
+    await flushing.stop();
   }
-  return { sessions, concurrencyPerProcess: concurrency, rows, remoteTakeover, idle };
+  return rows;
+}
+
+/**
+ * PostgreSQL with one process against SQLite, round by round: both ran in the same round, so
+ * each quotient compares one moment of the machine.
+ */
+export function onePerSqlite(result: ClusterResult): number[] {
+  const sqlite = result.rows.find((r) => r.store === "sqlite")?.roundsTurnsPerSecond;
+  const pg = result.rows.find(
+    (r) => r.store === "postgres" && r.notify && !r.durable && r.processes === 1,
+  )?.roundsTurnsPerSecond;
+  if (!sqlite || !pg) return [];
+  return pg.map((t, i) => t / sqlite[i]!);
+}
+
+/** Every round's turns/s per configuration, and PostgreSQL (1 process) / SQLite per round. */
+function roundNotes(result: ClusterResult): string[] {
+  if (result.rounds < 2) return [];
+  const perRound = result.rows
+    .filter((r) => r.roundsTurnsPerSecond && r.roundsTurnsPerSecond.length > 1)
+    .map((r) => {
+      const name = r.store === "postgres" && !r.notify ? "postgres*" : r.store;
+      return `${name} ${r.processes}: ${r.roundsTurnsPerSecond!.map((t) => t.toFixed(0)).join(" / ")}`;
+    });
+  const notes = [`turns/s of each round: ${perRound.join("; ")}`];
+  const ratios = onePerSqlite(result);
+  if (ratios.length > 0) {
+    const sorted = [...ratios].sort((a, b) => a - b);
+    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+    notes.push(
+      `postgres 1 process / sqlite, round by round: ${ratios.map(pct).join(", ")} (median ${pct(median)})`,
+    );
+  }
+  return notes;
 }
 
 const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixed(2)} s` : "never");
 
 export function clusterTable(result: ClusterResult): string {
-  const head = `${result.sessions} sessions × 1 turn, ${result.concurrencyPerProcess} in flight per process`;
+  const head =
+    `${result.sessions} sessions × 1 turn, ${result.concurrencyPerProcess} in flight per process, ` +
+    `each configuration ${result.rounds} ${result.rounds === 1 ? "time" : "times"} (the median round shown)`;
   const lines = [
     "store         procs  turns/s  events/s  commit p50  commit p99  failed  trips/turn  rt cpu/turn  db cpu/turn  notify/turn  takeover p50  takeover p90  finish p90",
     ...result.rows.map((r) => {
@@ -236,7 +301,8 @@ export function clusterTable(result: ClusterResult): string {
   ];
   const takeover = result.rows.find((r) => r.takeover)?.takeover;
   const notes = [
-    "postgres* = one process without NOTIFY/LISTEN (the price of the signal); (d) = fsync and synchronous_commit on",
+    ...roundNotes(result),
+    "postgres* = one process without NOTIFY/LISTEN (the price of the signal); (d) = fsync on (every commit waits for its WAL on disk)",
     "trips/turn = PostgreSQL round trips per session with one turn (create, turn, wait), all processes",
     "rt cpu/turn, db cpu/turn = CPU time per turn of the runtime processes and of the PostgreSQL cluster (all its processes)",
     "notify/turn = commits that sent NOTIFY per turn (each takes PostgreSQL's cluster-wide notification lock)",

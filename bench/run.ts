@@ -87,7 +87,7 @@ function usage(): string {
   const names = BENCHMARKS.map((n) => `  ${n.padEnd(12)} ${DESCRIPTIONS[n]}`).join("\n");
   return [
     "usage: npm run bench -- [--only name[,name…]] [--runs N] [--warmup N] [--sessions N] [--turns N]",
-    "                        [--cluster-sessions N]",
+    "                        [--cluster-sessions N] [--cluster-rounds N]",
     "",
     "benchmarks:",
     names,
@@ -98,6 +98,8 @@ function usage(): string {
     "  --turns     turns of the long-session benchmark (default 400)",
     "  --cluster-sessions  sessions of each configuration of the cluster benchmark (default 400);",
     "              more gives steadier figures (a longer measured window after the warm-up)",
+    "  --cluster-rounds  times each throughput configuration of the cluster benchmark runs,",
+    "              alternating the stores (default 3); its row is the median round",
     `  --out       where to write the JSON results (default ${OUTPUT})`,
   ].join("\n");
 }
@@ -123,6 +125,7 @@ const OPTIONS = {
   sessions: { type: "string" },
   turns: { type: "string" },
   "cluster-sessions": { type: "string" },
+  "cluster-rounds": { type: "string" },
   out: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -154,6 +157,7 @@ function parseOptions() {
     sessions: countOption("sessions", values.sessions, 1000),
     turns: countOption("turns", values.turns, 400),
     clusterSessions: countOption("cluster-sessions", values["cluster-sessions"], 400),
+    clusterRounds: countOption("cluster-rounds", values["cluster-rounds"], 3),
     out: values.out ?? OUTPUT,
   };
 }
@@ -266,7 +270,8 @@ async function main() {
       spansPerRun = traced.spansPerRun;
       tracingOff = await benchTracingOff();
     } else if (name === "build") buildReport = benchBuild();
-    else if (name === "cluster") cluster = await benchCluster(opts.clusterSessions);
+    else if (name === "cluster")
+      cluster = await benchCluster({ sessions: opts.clusterSessions, rounds: opts.clusterRounds });
     else if (name === "sse") sse = await benchSse();
     else if (name === "long-session") longSession = await benchLongSession(opts.turns);
     else if (name === "statements") {
@@ -307,6 +312,7 @@ async function main() {
       sessions: opts.sessions,
       turns: opts.turns,
       clusterSessions: opts.clusterSessions,
+      clusterRounds: opts.clusterRounds,
       only: [...opts.only],
     },
     latency,
