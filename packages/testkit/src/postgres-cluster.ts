@@ -73,9 +73,7 @@ export async function startPrivateCluster(
     `-p ${PORT}`,
     `-k ${dir}`,
     "-c listen_addresses=''",
-    ...(options.durable
-      ? []
-      : ["-c fsync=off", "-c full_page_writes=off"]),
+    ...(options.durable ? [] : ["-c fsync=off", "-c full_page_writes=off"]),
   ].join(" ");
   await exec("pg_ctl", [
     "start",
