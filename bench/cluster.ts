@@ -3,6 +3,7 @@
 // share of sessions (create, one turn of the support example, wait), `concurrency` at a time;
 // all processes start together. Reports turns and events per second over the slowest
 // process's wall time, and the commit latency (apply / applyWithLease / createSession) p50/p99.
+// The configurations run in alternated rounds; each row is its configuration's median round.
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
