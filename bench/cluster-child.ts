@@ -95,7 +95,18 @@ async function open(): Promise<{
   signal?: WorkSignal & { close(): Promise<void> };
 }> {
   if (!/^postgres(ql)?:\/\//.test(url)) return { store: createSqliteStore({ path: url }) };
-  const store = await createPostgresStore({ connectionString: url, pool: { max: 10 }, notify });
+  // The pipeline sized as `opencomputer server` reads it, for A/B runs of its two shapes.
+  const size = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+  const pipeline = {
+    connections: size("OPENCOMPUTER_PG_CONNECTIONS"),
+    fill: size("OPENCOMPUTER_PG_FILL"),
+  };
+  const store = await createPostgresStore({
+    connectionString: url,
+    pool: { max: 10 },
+    notify,
+    pipeline,
+  });
   if (!notify) return { store };
   const signal = await createPostgresSignal({ connectionString: url });
   return { store, signal };

@@ -104,6 +104,34 @@ export function runtimeEnv(
   return out;
 }
 
+/**
+ * The PostgreSQL store's pipeline, when an operator sizes it: OPENCOMPUTER_PG_CONNECTIONS
+ * (1-64) and OPENCOMPUTER_PG_FILL (1-1024, statements in flight on a connection before the
+ * next is used). Unset, each follows the server's commit settings (docs/scale-out.md).
+ */
+export function pipelineEnv(env: NodeJS.ProcessEnv): { connections?: number; fill?: number } {
+  const out: { connections?: number; fill?: number } = {};
+  for (const [key, name, max] of [
+    ["connections", "OPENCOMPUTER_PG_CONNECTIONS", 64],
+    ["fill", "OPENCOMPUTER_PG_FILL", 1024],
+  ] as const) {
+    const raw = env[name];
+    if (raw === undefined || raw === "") continue;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < 1 || value > max) {
+      throw new OpenComputerError(
+        "usage",
+        `${name} must be a whole number from 1 to ${max}; got "${raw}"`,
+        {
+          path: name,
+        },
+      );
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
 /** Opens `url` (a SQLite path or `postgres://…`) with what its runtime needs. */
 export async function openStore(
   url: string,
@@ -122,7 +150,7 @@ export async function openStore(
       close: () => store.close(),
     };
   }
-  const store = await createPostgresStore({ connectionString: url });
+  const store = await createPostgresStore({ connectionString: url, pipeline: pipelineEnv(env) });
   let signal: WorkSignal & { close(): Promise<void> };
   try {
     signal = await createPostgresSignal({

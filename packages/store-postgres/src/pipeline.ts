@@ -24,10 +24,8 @@ export interface PipelineOptions {
   connections?: number;
   /**
    * A connection takes more queries while fewer than this many are in flight on it, before the
-   * next connection is used (default 32): one busy backend answers a pipeline with less CPU
-   * than two half-idle ones, which each sleep and wake between batches. With 16 sessions in
-   * flight one connection carries everything: about 0.4 ms less database CPU per turn than
-   * with a fill of 8 (1.3 against 1.7 ms in `bench/cluster.ts`, one process).
+   * next connection is used (default 32). The store picks both by the server's commit settings
+   * (pipeline-size.ts).
    */
   fill?: number;
   /** Run once on each new connection before any query, e.g. `SET search_path`. */

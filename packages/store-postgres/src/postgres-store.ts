@@ -35,6 +35,7 @@ import { LeaseReleases } from "./lease-release.ts";
 import { channelFor, RELEASE_LEASES_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
 import { PipelinedConnections } from "./pipeline.ts";
+import { checkPipelineSize, commitsWaitForFlush, pipelineSize } from "./pipeline-size.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
@@ -76,12 +77,14 @@ export interface PostgresStoreOptions {
    */
   notify?: boolean;
   /**
-   * The store's own statements (one each: every write, every read) go on this many connections
-   * in pipeline mode (pipeline.ts) instead of one pooled connection per statement; `false`
-   * sends them through the pool. Default 2. The pool still serves the transactions of the
-   * memory, trigger, delivery and usage stores.
+   * The store's own statements (one each: every write, every read) go on pipelined connections
+   * (pipeline.ts) instead of one pooled connection per statement; `false` sends them through
+   * the pool. `connections` (at most) and `fill` (statements in flight on a connection before
+   * the next is used) default by the server's settings (pipeline-size.ts): 2 and 32 when
+   * commits return without waiting for the disk, 8 and 2 when each waits for its WAL flush.
+   * The pool still serves the transactions of the memory, trigger, delivery and usage stores.
    */
-  pipeline?: false | { connections?: number };
+  pipeline?: false | { connections?: number; fill?: number };
 }
 
 export class PostgresStore implements Store {
@@ -438,6 +441,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     // A configuration mistake, not a refused write: no StoreError code fits.
     throw new RangeError(`The schema name ${JSON.stringify(schema)} must match ${SCHEMA_NAME}.`);
   }
+  if (options.pipeline) checkPipelineSize(options.pipeline);
   const config: pg.PoolConfig = { ...options.pool };
   if (options.connectionString !== undefined) config.connectionString = options.connectionString;
   const pool = new pg.Pool(config);
@@ -453,10 +457,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       client.query(`SET search_path TO ${schema}`).catch(() => {});
     });
   }
+  let waitsForFlush = false;
   try {
     const client = await pool.connect();
     try {
       await migrate(client, schema);
+      if (options.pipeline !== false) waitsForFlush = await commitsWaitForFlush(client);
     } finally {
       client.release();
     }
@@ -468,7 +474,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     options.pipeline === false
       ? null
       : new PipelinedConnections(config, {
-          connections: options.pipeline?.connections,
+          ...pipelineSize(options.pipeline ?? {}, waitsForFlush),
           setup: schema === undefined ? undefined : `SET search_path TO ${schema}`,
         });
   return new PostgresStore(pool, options.notify === false ? null : channelFor(schema), pipeline);

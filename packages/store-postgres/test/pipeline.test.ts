@@ -47,6 +47,27 @@ describe("PipelinedConnections", () => {
     }
   });
 
+  it("moves on to the next connection once one holds `fill` queries in flight", async () => {
+    const perBackend = async (options: { connections: number; fill?: number }) => {
+      const pipeline = new PipelinedConnections({ connectionString: url }, options);
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, () =>
+            pipeline.query<{ pid: number }>({ text: "SELECT pg_backend_pid() AS pid" }),
+          ),
+        );
+        const counts = new Map<number, number>();
+        for (const a of answers) counts.set(a.rows[0]!.pid, (counts.get(a.rows[0]!.pid) ?? 0) + 1);
+        return [...counts.values()];
+      } finally {
+        await pipeline.end();
+      }
+    };
+    expect(await perBackend({ connections: 4, fill: 2 })).toEqual([2, 2, 2, 2]);
+    expect(await perBackend({ connections: 4, fill: 3 })).toEqual([3, 3, 2]);
+    expect(await perBackend({ connections: 2 })).toEqual([8]);
+  });
+
   it("fails only the query at fault: each is its own transaction", async () => {
     const pipeline = new PipelinedConnections({ connectionString: url }, { connections: 1 });
     await admin.query("CREATE TABLE IF NOT EXISTS pipe_rows (id int PRIMARY KEY)");

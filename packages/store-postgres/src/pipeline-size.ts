@@ -1,0 +1,56 @@
+// How many pipelined connections the store uses, and how many statements one carries in flight
+// before the next is used. Which shape is faster depends on whether a commit waits for its WAL
+// to reach the disk, so each field not given is chosen from the server's settings when the
+// store connects (docs/scale-out.md, "Pipelined connections").
+import type pg from "pg";
+
+export interface PipelineSize {
+  /** Connections to spread the statements over at most. */
+  connections: number;
+  /** A connection takes more statements while fewer than this many are in flight on it. */
+  fill: number;
+}
+
+/**
+ * Commits return without waiting for the disk (fsync or synchronous_commit off): one busy
+ * backend answers the whole pipeline with the least CPU, since two half-idle ones each sleep
+ * and wake between batches (a second connection only past 32 in flight).
+ */
+export const ONE_BUSY_CONNECTION: PipelineSize = { connections: 2, fill: 32 };
+
+/**
+ * Every commit waits for its WAL flush, and a backend answers nothing else meanwhile: on one
+ * connection the commits of concurrent sessions would each wait for their own flush in turn.
+ * Spread over backends, their commits are flushed together (PostgreSQL's group commit).
+ */
+export const SPREAD_FOR_FLUSHES: PipelineSize = { connections: 8, fill: 2 };
+
+const LIMITS = { connections: 64, fill: 1024 } as const;
+
+/** Refuses a size no pipeline can have, naming the option at fault. */
+export function checkPipelineSize(given: Partial<PipelineSize>): void {
+  for (const key of ["connections", "fill"] as const) {
+    const value = given[key];
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < 1 || value > LIMITS[key]) {
+      throw new RangeError(
+        `pipeline.${key} must be a whole number from 1 to ${LIMITS[key]}; got ${String(value)}.`,
+      );
+    }
+  }
+}
+
+/** Whether a commit on this connection waits for its WAL to be flushed to disk. */
+export async function commitsWaitForFlush(client: pg.ClientBase): Promise<boolean> {
+  const { rows } = await client.query<{ fsync: string; sync: string }>(
+    "SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sync",
+  );
+  // Every synchronous_commit level but `off` waits at least for the local flush.
+  return rows[0]?.fsync === "on" && rows[0]?.sync !== "off";
+}
+
+/** The given fields, the others from the shape that suits the server's commits. */
+export function pipelineSize(given: Partial<PipelineSize>, waitsForFlush: boolean): PipelineSize {
+  const base = waitsForFlush ? SPREAD_FOR_FLUSHES : ONE_BUSY_CONNECTION;
+  return { connections: given.connections ?? base.connections, fill: given.fill ?? base.fill };
+}
