@@ -208,10 +208,14 @@ export async function benchCluster(options: ClusterOptions = {}): Promise<Cluste
   }
 }
 
+/** The middle item by `key` (the lower of the two middle ones for an even count). */
+function medianBy<T>(items: readonly T[], key: (item: T) => number): T {
+  return [...items].sort((a, b) => key(a) - key(b))[Math.floor((items.length - 1) / 2)]!;
+}
+
 /** The round with the median turns/s, every round's turns/s beside it. */
 function medianRound(rows: ClusterRow[]): ClusterRow {
-  const sorted = [...rows].sort((a, b) => a.turnsPerSecond - b.turnsPerSecond);
-  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  const median = medianBy(rows, (r) => r.turnsPerSecond);
   return { ...median, roundsTurnsPerSecond: rows.map((r) => r.turnsPerSecond) };
 }
 
@@ -260,8 +264,7 @@ function roundNotes(result: ClusterResult): string[] {
   const notes = [`turns/s of each round: ${perRound.join("; ")}`];
   const ratios = onePerSqlite(result);
   if (ratios.length > 0) {
-    const sorted = [...ratios].sort((a, b) => a - b);
-    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    const median = medianBy(ratios, (x) => x);
     const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
     notes.push(
       `postgres 1 process / sqlite, round by round: ${ratios.map(pct).join(", ")} (median ${pct(median)})`,

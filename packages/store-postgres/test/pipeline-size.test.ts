@@ -1,9 +1,9 @@
 // The pipeline's shape by the server's commit settings (src/pipeline-size.ts): one busy
 // connection when commits return at once, spread over backends when each waits for its WAL
 // flush; given sizes win, impossible ones are refused by name before anything connects.
-import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
+import { startPrivateCluster, withClient } from "@opencomputer/testkit/postgres-cluster";
 import { usePrivateCluster } from "@opencomputer/testkit/postgres-suite";
-import pg from "pg";
+import type pg from "pg";
 import { describe, expect, it } from "vitest";
 import {
   checkPipelineSize,
@@ -15,16 +15,6 @@ import {
 import { createPostgresStore } from "../src/postgres-store.ts";
 
 const fast = usePrivateCluster();
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Client backends on the database other than `client`'s own. */
 async function others(client: pg.Client): Promise<number> {

@@ -5,10 +5,10 @@
 import type { NewEvent } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
 import { subscriptionRow } from "@opencomputer/testkit/delivery-conformance";
+import { withClient } from "@opencomputer/testkit/postgres-cluster";
 import { usePrivateCluster } from "@opencomputer/testkit/postgres-suite";
 import { createdEvents, sessionRecord, turnRecord } from "@opencomputer/testkit/store-conformance";
 import { ev } from "@opencomputer/testkit/store-fixtures";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import {
   createPostgresDeliveryStore,
@@ -33,16 +33,6 @@ const usage = (inputTokens: number): NewEvent => ({
     pricing: "unknown",
   },
 });
-
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Runs `test` on a store over a fresh database at the current version, then closes it. */
 async function withFreshStore(test: (store: PostgresStore, url: string) => Promise<void>) {

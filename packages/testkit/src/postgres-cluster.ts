@@ -50,6 +50,20 @@ export interface PrivateClusterOptions {
   durable?: boolean;
 }
 
+/** Runs `fn` on a connection of its own to `url`, closed afterwards whatever `fn` does. */
+export async function withClient<T>(
+  url: string,
+  fn: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function startPrivateCluster(
   options: PrivateClusterOptions = {},
 ): Promise<PrivateCluster> {
@@ -103,15 +117,8 @@ export async function startPrivateCluster(
   const connectionString = (database: string) =>
     `postgresql://postgres@localhost:${PORT}/${database}?host=${encodeURIComponent(dir)}`;
 
-  async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: connectionString("postgres") });
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end();
-    }
-  }
+  const admin = <T>(fn: (client: pg.Client) => Promise<T>) =>
+    withClient(connectionString("postgres"), fn);
 
   return {
     connectionString,
