@@ -31,9 +31,16 @@ export interface ChildGo {
   concurrency: number;
 }
 
-/** Runs the warm-up sessions at this concurrency, then answers "warm". */
+/** Runs `sessions` warm-up sessions, `warmUp` at a time, then answers with a ChildWarm. */
 export interface ChildWarmUp {
   warmUp: number;
+  sessions: number;
+}
+
+/** How long the warm-up took: its turns/s are a fresh process's (the `cold` column). */
+export interface ChildWarm {
+  warmed: number;
+  wallMs: number;
 }
 
 /** Takeover mode: send `start` turns and answer with a ChildStarted once all run. */
@@ -77,9 +84,6 @@ const takeover = process.argv.includes("takeover");
  */
 const remote = process.argv.includes("remote");
 const send = (message: unknown) => process.send!(message);
-/** Sessions each process runs before measuring (see `throughput`). */
-const WARM_UP_SESSIONS = 64;
-
 // Every query node-postgres sends is one round trip (it does not pipeline): pool.query and a
 // transaction's statements all go through Client#query.
 let roundTrips = 0;
@@ -172,21 +176,24 @@ async function startTurns(count: number): Promise<ChildStarted> {
 }
 
 /**
- * Warm-up at the measured concurrency, so module loading and V8's compilation of the hot paths
- * are not counted: with 4 processes each runs only a quarter of the sessions, and one warm-up
- * session left most of their optimisation inside the measured window. The parent waits for
+ * Warm-up at the measured concurrency, so module loading, V8's compilation of the hot paths and
+ * each backend's first plans are not counted. It takes about a thousand sessions: after 64 a
+ * process still spent twice the CPU per turn it spends after 4,000, and with 4 processes each
+ * pays that alone, so a short warm-up made more processes look slower. The parent waits for
  * every process's warm-up before it starts the measured window (and the database CPU count).
  */
-async function warmUp(concurrency: number): Promise<void> {
+async function warmUp(concurrency: number, sessions: number): Promise<ChildWarm> {
   let warm = 0;
+  const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (warm < WARM_UP_SESSIONS) {
+      while (warm < sessions) {
         warm++;
         await oneSession();
       }
     }),
   );
+  return { warmed: warm, wallMs: performance.now() - t0 };
 }
 
 async function throughput(go: ChildGo): Promise<ChildReport> {
@@ -227,10 +234,8 @@ process.on("message", async (message: ChildGo | ChildStart | ChildWarmUp | "clos
     await store.close();
     process.exit(0);
   }
-  if ("warmUp" in message) {
-    await warmUp(message.warmUp);
-    send("warm");
-  } else if ("start" in message) send(await startTurns(message.start));
+  if ("warmUp" in message) send(await warmUp(message.warmUp, message.sessions));
+  else if ("start" in message) send(await startTurns(message.start));
   else send(await throughput(message));
 });
 send("ready");

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
-import type { ChildGo, ChildReport, ChildWarmUp } from "./cluster-child.ts";
+import type { ChildGo, ChildReport, ChildWarm, ChildWarmUp } from "./cluster-child.ts";
 import { BENCH_LEASE_MS } from "./cluster-config.ts";
 import { clusterCpu } from "./db-cpu.ts";
 import { benchIdle, type IdleResult, idleTable } from "./idle.ts";
@@ -29,6 +29,8 @@ export interface ClusterRow {
   events: number;
   wallMs: number;
   turnsPerSecond: number;
+  /** Turns/s of the warm-up: fresh processes on a fresh database (over the slowest one's wall). */
+  coldTurnsPerSecond: number;
   eventsPerSecond: number;
   commits: number;
   commitP50Us: number;
@@ -51,6 +53,8 @@ export interface ClusterRow {
 
 export interface ClusterResult {
   sessions: number;
+  /** Warm-up sessions per process before each measured window. */
+  warmUp: number;
   concurrencyPerProcess: number;
   /** Times each throughput configuration ran (its row is the median round). */
   rounds: number;
@@ -74,12 +78,18 @@ export function startChild(url: string, notify: boolean): Promise<ChildProcess> 
   });
 }
 
+/** What each configuration runs: per process `warmUp` sessions, then `sessions` between them. */
+export interface Workload {
+  sessions: number;
+  concurrency: number;
+  warmUp: number;
+}
+
 export async function runConfig(
   store: ClusterRow["store"],
   url: string,
   processes: number,
-  sessions: number,
-  concurrency: number,
+  { sessions, concurrency, warmUp }: Workload,
   notify = true,
 ): Promise<ClusterRow> {
   // Started one by one: concurrent first migrations are safe, but this keeps startup quiet.
@@ -88,15 +98,16 @@ export async function runConfig(
   try {
     const share = Math.ceil(sessions / processes);
     const dbCpu = store === "postgres" ? await clusterCpu(url) : () => 0;
-    await Promise.all(
+    const warm = await Promise.all(
       children.map(
         (child) =>
-          new Promise<void>((resolve) => {
-            child.once("message", () => resolve());
-            child.send({ warmUp: concurrency } satisfies ChildWarmUp);
+          new Promise<ChildWarm>((resolve) => {
+            child.once("message", (m) => resolve(m as ChildWarm));
+            child.send({ warmUp: concurrency, sessions: warmUp } satisfies ChildWarmUp);
           }),
       ),
     );
+    const warmMs = Math.max(...warm.map((w) => w.wallMs));
     // Every process warmed up: the measured window starts for all of them at once.
     const db0 = dbCpu();
     const reports = await Promise.all(
@@ -124,6 +135,7 @@ export async function runConfig(
       events,
       wallMs,
       turnsPerSecond: turns / (wallMs / 1000),
+      coldTurnsPerSecond: warm.reduce((n, w) => n + w.warmed, 0) / (warmMs / 1000),
       eventsPerSecond: events / (wallMs / 1000),
       commits: commits.length,
       commitP50Us: percentile(commits, 50),
@@ -153,7 +165,10 @@ export async function runConfig(
 
 /** Options of `benchCluster`; each has the default the README's figures use. */
 export interface ClusterOptions {
+  /** Sessions measured per configuration, shared between its processes. */
   sessions?: number;
+  /** Sessions each process runs before the measured window (its turns/s are the `cold` column). */
+  warmUp?: number;
   concurrency?: number;
   processCounts?: readonly number[];
   /**
@@ -168,7 +183,9 @@ export interface ClusterOptions {
 }
 
 export async function benchCluster(options: ClusterOptions = {}): Promise<ClusterResult> {
-  const { sessions = 400, concurrency = 16, processCounts = [1, 2, 4], rounds = 3 } = options;
+  const { sessions = 1500, warmUp = 1000, concurrency = 16, rounds = 3 } = options;
+  const { processCounts = [1, 2, 4] } = options;
+  const work: Workload = { sessions, concurrency, warmUp };
   const { takeoverSessions = 50, idleSessions = 10_000, durable = true } = options;
   const byConfig = new Map<string, ClusterRow[]>();
   const keep = (row: ClusterRow) => {
@@ -183,14 +200,14 @@ export async function benchCluster(options: ClusterOptions = {}): Promise<Cluste
     for (let round = 0; round < rounds; round++) {
       const dir = mkdtempSync(join(tmpdir(), "oc-bench-cluster-"));
       try {
-        keep(await runConfig("sqlite", join(dir, "data.db"), 1, sessions, concurrency));
+        keep(await runConfig("sqlite", join(dir, "data.db"), 1, work));
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
-      keep(await runConfig("postgres", await fresh(), 1, sessions, concurrency, false));
+      keep(await runConfig("postgres", await fresh(), 1, work, false));
       // A fresh database per configuration, so one run's rows do not slow the next.
       for (const processes of processCounts)
-        keep(await runConfig("postgres", await fresh(), processes, sessions, concurrency));
+        keep(await runConfig("postgres", await fresh(), processes, work));
     }
     const rows = [...byConfig.values()].map(medianRound);
     if (takeoverSessions > 0) {
@@ -201,8 +218,16 @@ export async function benchCluster(options: ClusterOptions = {}): Promise<Cluste
       remoteTakeover = await benchTakeover(await fresh(), 2, takeoverSessions, true);
     }
     if (idleSessions > 0) idle = await benchIdle(await fresh(), idleSessions);
-    if (durable) rows.push(...(await durableRows(sessions, concurrency)));
-    return { sessions, concurrencyPerProcess: concurrency, rounds, rows, remoteTakeover, idle };
+    if (durable) rows.push(...(await durableRows(work)));
+    return {
+      sessions,
+      warmUp,
+      concurrencyPerProcess: concurrency,
+      rounds,
+      rows,
+      remoteTakeover,
+      idle,
+    };
   } finally {
     await cluster.stop();
   }
@@ -224,13 +249,13 @@ function medianRound(rows: ClusterRow[]): ClusterRow {
  * commit, WAL flush included, so with durable commits notifying writes are serialised. The
  * same one-process run without and with NOTIFY on a cluster that flushes every commit.
  */
-async function durableRows(sessions: number, concurrency: number): Promise<ClusterRow[]> {
+async function durableRows(work: Workload): Promise<ClusterRow[]> {
   const rows: ClusterRow[] = [];
   const flushing = await startPrivateCluster({ durable: true });
   try {
     for (const notify of [false, true]) {
       const url = flushing.connectionString(await flushing.createDatabase());
-      const row = await runConfig("postgres", url, 1, sessions, concurrency, notify);
+      const row = await runConfig("postgres", url, 1, work, notify);
       rows.push({ ...row, durable: true });
     }
   } finally {
@@ -277,10 +302,11 @@ const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixe
 
 export function clusterTable(result: ClusterResult): string {
   const head =
-    `${result.sessions} sessions × 1 turn, ${result.concurrencyPerProcess} in flight per process, ` +
+    `${result.sessions} sessions × 1 turn after ${result.warmUp} warm-up sessions per process, ` +
+    `${result.concurrencyPerProcess} in flight per process, ` +
     `each configuration ${result.rounds} ${result.rounds === 1 ? "time" : "times"} (the median round shown)`;
   const lines = [
-    "store         procs  turns/s  events/s  commit p50  commit p99  failed  trips/turn  rt cpu/turn  db cpu/turn  notify/turn  takeover p50  takeover p90  finish p90",
+    "store         procs  turns/s  cold t/s  events/s  commit p50  commit p99  failed  trips/turn  rt cpu/turn  db cpu/turn  notify/turn  takeover p50  takeover p90  finish p90",
     ...result.rows.map((r) => {
       const t = r.takeover;
       return [
@@ -289,6 +315,7 @@ export function clusterTable(result: ClusterResult): string {
         ),
         String(r.processes).padStart(5),
         r.turnsPerSecond.toFixed(0).padStart(8),
+        r.coldTurnsPerSecond.toFixed(0).padStart(9),
         r.eventsPerSecond.toFixed(0).padStart(9),
         `${(r.commitP50Us / 1000).toFixed(2)} ms`.padStart(11),
         `${(r.commitP99Us / 1000).toFixed(2)} ms`.padStart(11),
@@ -307,6 +334,7 @@ export function clusterTable(result: ClusterResult): string {
   const notes = [
     ...roundNotes(result),
     "postgres* = one process without NOTIFY/LISTEN (the price of the signal); (d) = fsync on (every commit waits for its WAL on disk)",
+    "turns/s = the measured sessions, every process warmed up; cold t/s = the warm-up: fresh processes on a fresh database",
     "trips/turn = PostgreSQL round trips per session with one turn (create, turn, wait), all processes",
     "rt cpu/turn, db cpu/turn = CPU time per turn of the runtime processes and of the PostgreSQL cluster (all its processes)",
     "notify/turn = commits that sent NOTIFY per turn (each takes PostgreSQL's cluster-wide notification lock)",

@@ -27,7 +27,8 @@ try {
   const a = cluster.connectionString(await cluster.createDatabase());
   const b = cluster.connectionString(await cluster.createDatabase());
   // A short run migrates each database (the store's own migrations) before B is altered.
-  for (const url of [a, b]) await runConfig("postgres", url, 1, 100, 16);
+  for (const url of [a, b])
+    await runConfig("postgres", url, 1, { sessions: 100, concurrency: 16, warmUp: 64 });
   const client = new pg.Client({ connectionString: b });
   await client.connect();
   try {
@@ -48,7 +49,7 @@ try {
             ["A", a],
           ];
     for (const [side, url] of order) {
-      const row = await runConfig("postgres", url, 1, sessions, 16);
+      const row = await runConfig("postgres", url, 1, { sessions, concurrency: 16, warmUp: 1000 });
       const sample = {
         turnsPerSecond: row.turnsPerSecond,
         runtimeMs: row.runtimeCpuMsPerTurn,

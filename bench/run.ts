@@ -87,7 +87,7 @@ function usage(): string {
   const names = BENCHMARKS.map((n) => `  ${n.padEnd(12)} ${DESCRIPTIONS[n]}`).join("\n");
   return [
     "usage: npm run bench -- [--only name[,name…]] [--runs N] [--warmup N] [--sessions N] [--turns N]",
-    "                        [--cluster-sessions N] [--cluster-rounds N]",
+    "                        [--cluster-sessions N] [--cluster-warmup N] [--cluster-rounds N]",
     "",
     "benchmarks:",
     names,
@@ -96,8 +96,9 @@ function usage(): string {
     "  --warmup    unmeasured runs before them (default 200)",
     "  --sessions  sessions in the concurrent benchmark (default 1000)",
     "  --turns     turns of the long-session benchmark (default 400)",
-    "  --cluster-sessions  sessions of each configuration of the cluster benchmark (default 400);",
-    "              more gives steadier figures (a longer measured window after the warm-up)",
+    "  --cluster-sessions  sessions measured per configuration of the cluster benchmark (default 1500)",
+    "  --cluster-warmup  sessions each of its processes runs first, unmeasured (default 1000); the",
+    "              `cold t/s` column is their rate",
     "  --cluster-rounds  times each throughput configuration of the cluster benchmark runs,",
     "              alternating the stores (default 3); its row is the median round",
     `  --out       where to write the JSON results (default ${OUTPUT})`,
@@ -126,6 +127,7 @@ const OPTIONS = {
   turns: { type: "string" },
   "cluster-sessions": { type: "string" },
   "cluster-rounds": { type: "string" },
+  "cluster-warmup": { type: "string" },
   out: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -156,7 +158,8 @@ function parseOptions() {
     warmup: countOption("warmup", values.warmup, 200),
     sessions: countOption("sessions", values.sessions, 1000),
     turns: countOption("turns", values.turns, 400),
-    clusterSessions: countOption("cluster-sessions", values["cluster-sessions"], 400),
+    clusterSessions: countOption("cluster-sessions", values["cluster-sessions"], 1500),
+    clusterWarmUp: countOption("cluster-warmup", values["cluster-warmup"], 1000),
     clusterRounds: countOption("cluster-rounds", values["cluster-rounds"], 3),
     out: values.out ?? OUTPUT,
   };
@@ -271,7 +274,11 @@ async function main() {
       tracingOff = await benchTracingOff();
     } else if (name === "build") buildReport = benchBuild();
     else if (name === "cluster")
-      cluster = await benchCluster({ sessions: opts.clusterSessions, rounds: opts.clusterRounds });
+      cluster = await benchCluster({
+        sessions: opts.clusterSessions,
+        warmUp: opts.clusterWarmUp,
+        rounds: opts.clusterRounds,
+      });
     else if (name === "sse") sse = await benchSse();
     else if (name === "long-session") longSession = await benchLongSession(opts.turns);
     else if (name === "statements") {
@@ -313,6 +320,7 @@ async function main() {
       turns: opts.turns,
       clusterSessions: opts.clusterSessions,
       clusterRounds: opts.clusterRounds,
+      clusterWarmUp: opts.clusterWarmUp,
       only: [...opts.only],
     },
     latency,
