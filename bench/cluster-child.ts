@@ -31,10 +31,10 @@ export interface ChildGo {
   concurrency: number;
 }
 
-/** Runs `sessions` warm-up sessions, `warmUp` at a time, then answers with a ChildWarm. */
+/** Runs `warmUp` sessions, `concurrency` at a time, then answers with a ChildWarm. */
 export interface ChildWarmUp {
   warmUp: number;
-  sessions: number;
+  concurrency: number;
 }
 
 /** How long the warm-up took: its turns/s are a fresh process's (the `cold` column). */
@@ -182,7 +182,7 @@ async function startTurns(count: number): Promise<ChildStarted> {
  * pays that alone, so a short warm-up made more processes look slower. The parent waits for
  * every process's warm-up before it starts the measured window (and the database CPU count).
  */
-async function warmUp(concurrency: number, sessions: number): Promise<ChildWarm> {
+async function warmUp({ warmUp: sessions, concurrency }: ChildWarmUp): Promise<ChildWarm> {
   let warm = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -234,7 +234,7 @@ process.on("message", async (message: ChildGo | ChildStart | ChildWarmUp | "clos
     await store.close();
     process.exit(0);
   }
-  if ("warmUp" in message) send(await warmUp(message.warmUp, message.sessions));
+  if ("warmUp" in message) send(await warmUp(message));
   else if ("start" in message) send(await startTurns(message.start));
   else send(await throughput(message));
 });

@@ -85,6 +85,9 @@ export interface Workload {
   warmUp: number;
 }
 
+/** The benchmark's workload unless told otherwise (the figures in docs/performance.md). */
+export const DEFAULT_WORKLOAD: Workload = { sessions: 1500, concurrency: 16, warmUp: 1000 };
+
 export async function runConfig(
   store: ClusterRow["store"],
   url: string,
@@ -103,7 +106,7 @@ export async function runConfig(
         (child) =>
           new Promise<ChildWarm>((resolve) => {
             child.once("message", (m) => resolve(m as ChildWarm));
-            child.send({ warmUp: concurrency, sessions: warmUp } satisfies ChildWarmUp);
+            child.send({ warmUp, concurrency } satisfies ChildWarmUp);
           }),
       ),
     );
@@ -183,8 +186,10 @@ export interface ClusterOptions {
 }
 
 export async function benchCluster(options: ClusterOptions = {}): Promise<ClusterResult> {
-  const { sessions = 1500, warmUp = 1000, concurrency = 16, rounds = 3 } = options;
-  const { processCounts = [1, 2, 4] } = options;
+  const defaults = DEFAULT_WORKLOAD;
+  const { sessions = defaults.sessions, concurrency = defaults.concurrency } = options;
+  const { warmUp = defaults.warmUp } = options;
+  const { processCounts = [1, 2, 4], rounds = 3 } = options;
   const work: Workload = { sessions, concurrency, warmUp };
   const { takeoverSessions = 50, idleSessions = 10_000, durable = true } = options;
   const byConfig = new Map<string, ClusterRow[]>();

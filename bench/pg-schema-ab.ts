@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import pg from "pg";
-import { runConfig } from "./cluster.ts";
+import { DEFAULT_WORKLOAD, runConfig } from "./cluster.ts";
 
 const [file, roundsArg, sessionsArg] = process.argv.slice(2);
 if (!file) {
@@ -17,7 +17,7 @@ if (!file) {
 }
 const change = readFileSync(file, "utf8");
 const rounds = Number(roundsArg ?? 6);
-const sessions = Number(sessionsArg ?? 1500);
+const sessions = Number(sessionsArg ?? DEFAULT_WORKLOAD.sessions);
 
 type Sample = { turnsPerSecond: number; runtimeMs: number; dbMs: number };
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
@@ -28,7 +28,7 @@ try {
   const b = cluster.connectionString(await cluster.createDatabase());
   // A short run migrates each database (the store's own migrations) before B is altered.
   for (const url of [a, b])
-    await runConfig("postgres", url, 1, { sessions: 100, concurrency: 16, warmUp: 64 });
+    await runConfig("postgres", url, 1, { ...DEFAULT_WORKLOAD, sessions: 100, warmUp: 64 });
   const client = new pg.Client({ connectionString: b });
   await client.connect();
   try {
@@ -49,7 +49,7 @@ try {
             ["A", a],
           ];
     for (const [side, url] of order) {
-      const row = await runConfig("postgres", url, 1, { sessions, concurrency: 16, warmUp: 1000 });
+      const row = await runConfig("postgres", url, 1, { ...DEFAULT_WORKLOAD, sessions });
       const sample = {
         turnsPerSecond: row.turnsPerSecond,
         runtimeMs: row.runtimeCpuMsPerTurn,

@@ -11,7 +11,7 @@ import { cpus, tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { benchCluster, type ClusterResult, clusterTable } from "./cluster.ts";
+import { benchCluster, type ClusterResult, clusterTable, DEFAULT_WORKLOAD } from "./cluster.ts";
 import { benchConcurrent, type ConcurrentResult } from "./concurrent-sessions.ts";
 import { benchEngine, type EngineResult } from "./engine-run.ts";
 import { benchEngineWorker } from "./engine-worker.ts";
@@ -96,8 +96,8 @@ function usage(): string {
     "  --warmup    unmeasured runs before them (default 200)",
     "  --sessions  sessions in the concurrent benchmark (default 1000)",
     "  --turns     turns of the long-session benchmark (default 400)",
-    "  --cluster-sessions  sessions measured per configuration of the cluster benchmark (default 1500)",
-    "  --cluster-warmup  sessions each of its processes runs first, unmeasured (default 1000); the",
+    `  --cluster-sessions  sessions measured per configuration of the cluster benchmark (default ${DEFAULT_WORKLOAD.sessions})`,
+    `  --cluster-warmup  sessions each of its processes runs first, unmeasured (default ${DEFAULT_WORKLOAD.warmUp}); the`,
     "              `cold t/s` column is their rate",
     "  --cluster-rounds  times each throughput configuration of the cluster benchmark runs,",
     "              alternating the stores (default 3); its row is the median round",
@@ -158,8 +158,12 @@ function parseOptions() {
     warmup: countOption("warmup", values.warmup, 200),
     sessions: countOption("sessions", values.sessions, 1000),
     turns: countOption("turns", values.turns, 400),
-    clusterSessions: countOption("cluster-sessions", values["cluster-sessions"], 1500),
-    clusterWarmUp: countOption("cluster-warmup", values["cluster-warmup"], 1000),
+    clusterSessions: countOption(
+      "cluster-sessions",
+      values["cluster-sessions"],
+      DEFAULT_WORKLOAD.sessions,
+    ),
+    clusterWarmUp: countOption("cluster-warmup", values["cluster-warmup"], DEFAULT_WORKLOAD.warmUp),
     clusterRounds: countOption("cluster-rounds", values["cluster-rounds"], 3),
     out: values.out ?? OUTPUT,
   };
