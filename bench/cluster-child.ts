@@ -20,7 +20,11 @@ import {
   type Store,
   type WorkSignal,
 } from "@opencomputer/runtime";
-import { createPostgresSignal, createPostgresStore } from "@opencomputer/store-postgres";
+import {
+  createPostgresSignal,
+  createPostgresStore,
+  type PostgresStore,
+} from "@opencomputer/store-postgres";
 import { createSqliteStore } from "@opencomputer/store-sqlite";
 import pg from "pg";
 import { BENCH_LEASE_MS } from "./cluster-config.ts";
@@ -67,6 +71,8 @@ export interface ChildReport {
   cpuMs: number;
   /** Commit notifications this process's signal heard during the measured runs. */
   heard: number;
+  /** The PostgreSQL store's pipeline as it chose it; null on SQLite. */
+  pipeline: PostgresStore["pipelineShape"];
 }
 
 /** The cluster tests' fixture: a `worker` agent whose `step` tool sleeps OC_STEP_MS. */
@@ -222,6 +228,7 @@ async function throughput(go: ChildGo): Promise<ChildReport> {
     roundTrips,
     heard,
     cpuMs: (({ user, system }) => (user + system) / 1000)(process.cpuUsage(cpu0)),
+    pipeline: (store as Partial<Pick<PostgresStore, "pipelineShape">>).pipelineShape ?? null,
   };
 }
 

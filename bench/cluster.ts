@@ -49,6 +49,8 @@ export interface ClusterRow {
   takeover: TakeoverResult | null;
   /** Turns/s of every round of this configuration, in order (the row is the median round). */
   roundsTurnsPerSecond?: number[];
+  /** Each process's pipeline as its store chose it (pipeline-size.ts); empty on SQLite. */
+  pipelines: NonNullable<ChildReport["pipeline"]>[];
 }
 
 export interface ClusterResult {
@@ -152,6 +154,7 @@ export async function runConfig(
           ? reports.reduce((n, r) => n + r.heard, 0) / processes / turns
           : null,
       takeover: null,
+      pipelines: reports.flatMap((r) => (r.pipeline === null ? [] : [r.pipeline])),
     };
   } finally {
     await Promise.all(
@@ -303,6 +306,28 @@ function roundNotes(result: ClusterResult): string[] {
   return notes;
 }
 
+/** Each PostgreSQL row's pipeline shapes and the range of the flushes its processes timed. */
+function pipelineNote(result: ClusterResult): string {
+  return result.rows
+    .filter((r) => r.pipelines.length > 0)
+    .map((r) => {
+      const name = `${r.notify ? "postgres" : "postgres*"}${r.durable ? " (d)" : ""} ${r.processes}`;
+      const shapes = [...new Set(r.pipelines.map((p) => `${p.connections}×${p.fill}`))];
+      const flushes = r.pipelines.flatMap((p) => (p.flushMs === null ? [] : [p.flushMs]));
+      const low = Math.min(...flushes).toFixed(2);
+      const high = Math.max(...flushes).toFixed(2);
+      const range = low === high ? `${low} ms` : `${low}–${high} ms`;
+      const flush =
+        flushes.length === 0
+          ? "given"
+          : Math.max(...flushes) === 0
+            ? "commits do not wait"
+            : `flush ${range}`;
+      return `${name} ${shapes.join(" / ")} (${flush})`;
+    })
+    .join("; ");
+}
+
 const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixed(2)} s` : "never");
 
 export function clusterTable(result: ClusterResult): string {
@@ -341,6 +366,7 @@ export function clusterTable(result: ClusterResult): string {
     "postgres* = one process without NOTIFY/LISTEN (the price of the signal); (d) = fsync on (every commit waits for its WAL on disk)",
     "turns/s = the measured sessions, every process warmed up; cold t/s = the warm-up: fresh processes on a fresh database",
     "trips/turn = PostgreSQL round trips per session with one turn (create, turn, wait), all processes",
+    `pipeline (connections × fill, by the flush its store timed) of each PostgreSQL row's median round: ${pipelineNote(result)}`,
     "rt cpu/turn, db cpu/turn = CPU time per turn of the runtime processes and of the PostgreSQL cluster (all its processes)",
     "notify/turn = commits that sent NOTIFY per turn (each takes PostgreSQL's cluster-wide notification lock)",
   ];

@@ -19,6 +19,7 @@ import {
   createPostgresStore,
   createPostgresTriggerStore,
   createPostgresUsageStore,
+  type PostgresStore,
 } from "@opencomputer/store-postgres";
 import {
   createSqliteDeliveryStore,
@@ -49,6 +50,8 @@ export interface OpenedStore {
     | "runtimeId"
     | "memory"
   >;
+  /** One line for the server's start-up output: which store, and on PostgreSQL its pipeline. */
+  description: string;
   /** Stops the signal, then closes the store (after the runtime has closed). */
   close(): Promise<void>;
 }
@@ -147,6 +150,7 @@ export async function openStore(
       deliveries: createSqliteDeliveryStore(store),
       usage: createSqliteUsageStore(store),
       runtimeOptions: { ...timings, memory },
+      description: `SQLite (${url})`,
       close: () => store.close(),
     };
   }
@@ -169,9 +173,27 @@ export async function openStore(
     usage: createPostgresUsageStore(store),
     signal,
     runtimeOptions: { ...timings, signal, memory: createPostgresMemoryStore(store) },
+    description: postgresDescription(store.pipelineShape),
     async close() {
       await signal.close();
       await store.close();
     },
   };
+}
+
+/**
+ * The pipeline's shape as chosen (docs/scale-out.md, "Pipelined connections"), so an operator
+ * sees what the timed commit flush decided and what OPENCOMPUTER_PG_CONNECTIONS and
+ * OPENCOMPUTER_PG_FILL would change.
+ */
+export function postgresDescription(shape: PostgresStore["pipelineShape"]): string {
+  if (shape === null) return "PostgreSQL, statements through the pool";
+  const { connections, fill, flushMs } = shape;
+  const why =
+    flushMs === null
+      ? "as configured"
+      : flushMs === 0
+        ? "commits do not wait for a disk flush"
+        : `a commit's flush took ${flushMs.toFixed(2)} ms`;
+  return `PostgreSQL, pipelined on up to ${connections} connections filled to ${fill} (${why})`;
 }

@@ -1,8 +1,9 @@
 // The runtime's timings and the PostgreSQL pipeline's size from the environment (`opencomputer
 // server`/`dev`): each is a whole number, and a bad one is a usage error that names the variable.
+// And the start-up line that says which pipeline the store chose, and why.
 
 import { describe, expect, it } from "vitest";
-import { pipelineEnv, runtimeEnv } from "../src/store-url.ts";
+import { pipelineEnv, postgresDescription, runtimeEnv } from "../src/store-url.ts";
 
 describe("runtimeEnv", () => {
   it("reads the apply timeout like the other timings", () => {
@@ -37,5 +38,20 @@ describe("pipelineEnv", () => {
     ] as const) {
       expect(() => pipelineEnv({ [name]: raw })).toThrow(new RegExp(`^${name} must be a whole`));
     }
+  });
+});
+
+describe("postgresDescription", () => {
+  it("names the pipeline's shape and what chose it", () => {
+    expect(postgresDescription({ connections: 8, fill: 2, flushMs: 1.234 })).toBe(
+      "PostgreSQL, pipelined on up to 8 connections filled to 2 (a commit's flush took 1.23 ms)",
+    );
+    expect(postgresDescription({ connections: 2, fill: 32, flushMs: 0 })).toMatch(
+      /2 connections filled to 32 \(commits do not wait for a disk flush\)$/,
+    );
+    expect(postgresDescription({ connections: 4, fill: 4, flushMs: null })).toMatch(
+      /\(as configured\)$/,
+    );
+    expect(postgresDescription(null)).toBe("PostgreSQL, statements through the pool");
   });
 });

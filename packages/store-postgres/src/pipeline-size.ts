@@ -1,7 +1,8 @@
 // How many pipelined connections the store uses, and how many statements one carries in flight
-// before the next is used. Which shape is faster depends on whether a commit waits for its WAL
-// to reach the disk, so each field not given is chosen from the server's settings when the
-// store connects (docs/scale-out.md, "Pipelined connections").
+// before the next is used. Which shape is faster depends on how long a commit waits for its WAL
+// to reach the disk, so each field not given is chosen when the store connects: from the
+// server's settings, and when commits wait for a flush, from timing a few of them
+// (docs/scale-out.md, "Pipelined connections").
 import type pg from "pg";
 
 export interface PipelineSize {
@@ -12,18 +13,26 @@ export interface PipelineSize {
 }
 
 /**
- * Commits return without waiting for the disk (fsync or synchronous_commit off): one busy
- * backend answers the whole pipeline with the least CPU, since two half-idle ones each sleep
- * and wake between batches (a second connection only past 32 in flight).
+ * Commits return without waiting for the disk (fsync or synchronous_commit off), or the flush
+ * is quick: one busy backend answers the whole pipeline with the least CPU, since two half-idle
+ * ones each sleep and wake between batches (a second connection only past 32 in flight).
  */
 export const ONE_BUSY_CONNECTION: PipelineSize = { connections: 2, fill: 32 };
 
 /**
- * Every commit waits for its WAL flush, and a backend answers nothing else meanwhile: on one
+ * Every commit waits for a slow WAL flush, and a backend answers nothing else meanwhile: on one
  * connection the commits of concurrent sessions would each wait for their own flush in turn.
  * Spread over backends, their commits are flushed together (PostgreSQL's group commit).
  */
 export const SPREAD_FOR_FLUSHES: PipelineSize = { connections: 8, fill: 2 };
+
+/**
+ * A commit's flush below this many milliseconds leaves one busy connection the faster shape.
+ * Measured on the benchmark machine with flushes lengthened by `commit_delay`: one connection
+ * ran a quarter more turns per second at a 0.1 ms flush, about as many at 0.2 ms, and a third
+ * fewer at 0.3 ms (docs/performance.md).
+ */
+export const QUICK_FLUSH_MS = 0.25;
 
 const LIMITS = { connections: 64, fill: 1024 } as const;
 
@@ -49,8 +58,11 @@ export async function commitsWaitForFlush(client: pg.ClientBase): Promise<boolea
   return rows[0]?.fsync === "on" && rows[0]?.sync !== "off";
 }
 
-/** The given fields, the others from the shape that suits the server's commits. */
-export function pipelineSize(given: Partial<PipelineSize>, waitsForFlush: boolean): PipelineSize {
-  const base = waitsForFlush ? SPREAD_FOR_FLUSHES : ONE_BUSY_CONNECTION;
+/**
+ * The given fields, the others from the shape that suits the server's commits: `flushMs` is how
+ * long a commit waits for its WAL flush (0 when it does not wait; see `commitFlushMs`).
+ */
+export function pipelineSize(given: Partial<PipelineSize>, flushMs: number): PipelineSize {
+  const base = flushMs < QUICK_FLUSH_MS ? ONE_BUSY_CONNECTION : SPREAD_FOR_FLUSHES;
   return { connections: given.connections ?? base.connections, fill: given.fill ?? base.fill };
 }

@@ -24,6 +24,7 @@ import pg from "pg";
 import { SESSION_WITH_ACTIVE_TURNS } from "./active-turns.ts";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
 import { createSessionStatement } from "./create-session.ts";
+import { commitFlushMs } from "./flush-probe.ts";
 import {
   EXPIRE_LEASES_OF,
   LIST_RECOVERABLE,
@@ -35,7 +36,7 @@ import { LeaseReleases } from "./lease-release.ts";
 import { channelFor, RELEASE_LEASES_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
 import { PipelinedConnections } from "./pipeline.ts";
-import { checkPipelineSize, commitsWaitForFlush, pipelineSize } from "./pipeline-size.ts";
+import { checkPipelineSize, type PipelineSize, pipelineSize } from "./pipeline-size.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
@@ -80,8 +81,9 @@ export interface PostgresStoreOptions {
    * The store's own statements (one each: every write, every read) go on pipelined connections
    * (pipeline.ts) instead of one pooled connection per statement; `false` sends them through
    * the pool. `connections` (at most) and `fill` (statements in flight on a connection before
-   * the next is used) default by the server's settings (pipeline-size.ts): 2 and 32 when
-   * commits return without waiting for the disk, 8 and 2 when each waits for its WAL flush.
+   * the next is used) default by how long a commit waits for its WAL flush, timed when the
+   * store connects (flush-probe.ts, pipeline-size.ts): 2 and 32 when commits return without
+   * waiting for the disk or the flush is quick (under 0.2 ms), 8 and 2 when it is slower.
    * The pool still serves the transactions of the memory, trigger, delivery and usage stores.
    */
   pipeline?: false | { connections?: number; fill?: number };
@@ -104,6 +106,11 @@ export class PostgresStore implements Store {
     readonly channel: string | null = null,
     /** Where the store's own single statements go; the pool when null. */
     private readonly pipeline: PipelinedConnections | null = null,
+    /**
+     * The pipeline's shape and the commit flush it was chosen by (ms; null when both fields
+     * were given, so nothing was timed); null without a pipeline. For logs and tests.
+     */
+    readonly pipelineShape: (PipelineSize & { flushMs: number | null }) | null = null,
   ) {}
 
   async createSession(
@@ -457,12 +464,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       client.query(`SET search_path TO ${schema}`).catch(() => {});
     });
   }
-  let waitsForFlush = false;
+  const given = options.pipeline === false ? null : (options.pipeline ?? {});
+  // Timed only when the shape is not given whole: the probe is a few commits.
+  const timeFlush = given !== null && (given.connections === undefined || given.fill === undefined);
+  let flushMs: number | null = null;
   try {
     const client = await pool.connect();
     try {
       await migrate(client, schema);
-      if (options.pipeline !== false) waitsForFlush = await commitsWaitForFlush(client);
+      if (timeFlush) flushMs = await commitFlushMs(client);
     } finally {
       client.release();
     }
@@ -470,12 +480,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     await pool.end();
     throw error;
   }
+  const shape = given === null ? null : { ...pipelineSize(given, flushMs ?? 0), flushMs };
   const pipeline =
-    options.pipeline === false
+    shape === null
       ? null
       : new PipelinedConnections(config, {
-          ...pipelineSize(options.pipeline ?? {}, waitsForFlush),
+          connections: shape.connections,
+          fill: shape.fill,
           setup: schema === undefined ? undefined : `SET search_path TO ${schema}`,
         });
-  return new PostgresStore(pool, options.notify === false ? null : channelFor(schema), pipeline);
+  const channel = options.notify === false ? null : channelFor(schema);
+  return new PostgresStore(pool, channel, pipeline, shape);
 }

@@ -12,6 +12,7 @@ import type pg from "pg";
 // whatever the database's locale. `rid` is the insertion order.
 import { APPROVALS_V2 } from "./approvals.ts";
 import { DELIVERIES_V7 } from "./delivery-store.ts";
+import { FLUSH_PROBE_V11 } from "./flush-probe.ts";
 import { MEMORY_V4 } from "./memory-schema.ts";
 import { TRIGGERS_V6 } from "./trigger-store.ts";
 import { USAGE_V8 } from "./usage-store.ts";
@@ -152,6 +153,7 @@ export const MIGRATIONS: readonly string[] = [
   USAGE_V8,
   FOLLOWED_SESSIONS_V9,
   WRITE_PATH_V10,
+  FLUSH_PROBE_V11,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

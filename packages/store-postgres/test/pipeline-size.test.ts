@@ -1,15 +1,18 @@
-// The pipeline's shape by the server's commit settings (src/pipeline-size.ts): one busy
-// connection when commits return at once, spread over backends when each waits for its WAL
-// flush; given sizes win, impossible ones are refused by name before anything connects.
+// The pipeline's shape by how long a commit waits for its WAL flush (src/pipeline-size.ts,
+// src/flush-probe.ts): one busy connection when commits return at once or the flush is quick,
+// spread over backends when it is slow; given sizes win, impossible ones are refused by name
+// before anything connects.
 import { startPrivateCluster, withClient } from "@opencomputer/testkit/postgres-cluster";
 import { usePrivateCluster } from "@opencomputer/testkit/postgres-suite";
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
+import { commitFlushMs } from "../src/flush-probe.ts";
 import {
   checkPipelineSize,
   commitsWaitForFlush,
   ONE_BUSY_CONNECTION,
   pipelineSize,
+  QUICK_FLUSH_MS,
   SPREAD_FOR_FLUSHES,
 } from "../src/pipeline-size.ts";
 import { createPostgresStore } from "../src/postgres-store.ts";
@@ -40,11 +43,13 @@ async function backendsForReads(url: string): Promise<number> {
 }
 
 describe("pipeline size", () => {
-  it("takes one busy connection when commits return at once, spreads when they wait", () => {
-    expect(pipelineSize({}, false)).toEqual(ONE_BUSY_CONNECTION);
-    expect(pipelineSize({}, true)).toEqual(SPREAD_FOR_FLUSHES);
-    expect(pipelineSize({ fill: 4 }, true)).toEqual({ connections: 8, fill: 4 });
-    expect(pipelineSize({ connections: 1 }, false)).toEqual({ connections: 1, fill: 32 });
+  it("takes one busy connection unless a commit waits long for its flush", () => {
+    expect(pipelineSize({}, 0)).toEqual(ONE_BUSY_CONNECTION);
+    expect(pipelineSize({}, QUICK_FLUSH_MS / 2)).toEqual(ONE_BUSY_CONNECTION);
+    expect(pipelineSize({}, QUICK_FLUSH_MS)).toEqual(SPREAD_FOR_FLUSHES);
+    expect(pipelineSize({}, 2)).toEqual(SPREAD_FOR_FLUSHES);
+    expect(pipelineSize({ fill: 4 }, 2)).toEqual({ connections: 8, fill: 4 });
+    expect(pipelineSize({ connections: 1 }, 0)).toEqual({ connections: 1, fill: 32 });
   });
 
   it("refuses sizes no pipeline can have, naming the option", async () => {
@@ -69,17 +74,96 @@ describe("pipeline size", () => {
   it("reads from the server whether a commit waits for its WAL flush", async () => {
     const url = fast().connectionString(await fast().createDatabase());
     expect(await withClient(url, commitsWaitForFlush)).toBe(false);
+    // Nothing timed when commits do not wait: the clock is never read.
+    const clock = () => {
+      throw new Error("timed a commit that does not wait");
+    };
+    expect(await withClient(url, (client) => commitFlushMs(client, { now: clock }))).toBe(0);
+    const store = await createPostgresStore({ connectionString: url });
+    try {
+      expect(store.pipelineShape).toEqual({ ...ONE_BUSY_CONNECTION, flushMs: 0 });
+    } finally {
+      await store.close();
+    }
+    expect(await backendsForReads(url)).toBe(1);
+  });
+
+  it("times the flush on a durable server and spreads when it is slow", async () => {
     const durable = await startPrivateCluster({ durable: true });
     try {
-      const durableUrl = durable.connectionString(await durable.createDatabase());
-      await withClient(durableUrl, async (client) => {
+      const db = await durable.createDatabase();
+      const url = durable.connectionString(db);
+      await withClient(url, async (client) => {
         expect(await commitsWaitForFlush(client)).toBe(true);
         await client.query("SET synchronous_commit = off");
         expect(await commitsWaitForFlush(client)).toBe(false);
       });
-      // The store follows: 16 reads at once on 8 connections filled to 2, or on one.
-      expect(await backendsForReads(durableUrl)).toBe(8);
-      expect(await backendsForReads(url)).toBe(1);
+      // A slow disk, made: every flush first sleeps 3 ms (commit_delay, with no siblings needed).
+      await withClient(url, (client) =>
+        client
+          .query(`ALTER DATABASE "${db}" SET commit_delay = 3000`)
+          .then(() => client.query(`ALTER DATABASE "${db}" SET commit_siblings = 0`)),
+      );
+      // Three processes starting at once each time their own row: none waits for another's.
+      const stores = await Promise.all(
+        [0, 1, 2].map(() => createPostgresStore({ connectionString: url })),
+      );
+      try {
+        for (const store of stores) {
+          expect(store.pipelineShape).toMatchObject(SPREAD_FOR_FLUSHES);
+          expect(store.pipelineShape!.flushMs).toBeGreaterThan(2.5);
+        }
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+      }
+      expect(await backendsForReads(url)).toBe(8);
+      // The probe's rows are gone; a shape given whole is not timed at all.
+      await withClient(url, async (client) => {
+        const { rows } = await client.query("SELECT pid FROM flush_probe");
+        expect(rows).toEqual([]);
+      });
+      const given = await createPostgresStore({
+        connectionString: url,
+        pipeline: { connections: 2, fill: 32 },
+      });
+      try {
+        expect(given.pipelineShape).toEqual({ connections: 2, fill: 32, flushMs: null });
+      } finally {
+        await given.close();
+      }
+    } finally {
+      await durable.stop();
+    }
+  }, 60_000);
+
+  it("takes the lower quartiles of the timed commits and empty round trips", async () => {
+    const durable = await startPrivateCluster({ durable: true });
+    try {
+      const url = durable.connectionString(await durable.createDatabase());
+      await createPostgresStore({ connectionString: url }).then((store) => store.close());
+      // Each query is timed by two reads of the clock; empty and commit alternate, the first of
+      // each (planning) is left out. Empty round trips take 1 ms, commits 3 ms but for four slow
+      // ones (the median would be 40); then commits quicker than the empty round trips: 0.
+      const scripted = (empty: number[], commit: number[]) => {
+        let reads = 0;
+        let t = 0;
+        return () => {
+          const read = reads++;
+          if (read % 2 === 1) {
+            const query = read >> 1;
+            t += (query % 2 === 0 ? empty : commit)[query >> 1]!;
+          }
+          return t;
+        };
+      };
+      const rounds = 7;
+      const empty = [9, ...Array(rounds).fill(1)];
+      const commit = [50, 3, 40, 3, 41, 45, 3, 42];
+      await withClient(url, async (client) => {
+        expect(await commitFlushMs(client, { rounds, now: scripted(empty, commit) })).toBe(2);
+        const quick = Array(rounds + 1).fill(0.5);
+        expect(await commitFlushMs(client, { rounds, now: scripted(empty, quick) })).toBe(0);
+      });
     } finally {
       await durable.stop();
     }

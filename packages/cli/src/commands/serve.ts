@@ -69,6 +69,7 @@ export async function serveCommand(argv: string[], mode: "dev" | "server"): Prom
   const served = await serve(handler, { port });
   process.stdout.write(`OpenComputer ${mode} listening on ${served.url}\n`);
   process.stdout.write(`Console: ${served.url}/console/\n`);
+  process.stdout.write(`Store: ${opened.description}\n`);
   process.stdout.write(`Execution: ${stack.executionDescription}\n`);
   process.stdout.write(`Build: ${isolation.description}\n`);
   process.stdout.write(`Tracing: ${tracingConfig().reason}\n`);
