@@ -57,7 +57,10 @@ function lowerQuartile(values: number[]): number {
   return sorted[sorted.length >> 2] ?? 0;
 }
 
-/** The probe's table: at most one row per backend probing now (a crashed probe's row waits for its pid's reuse). */
+/**
+ * The probe's table: a row per backend probing now; a probe that died half-way leaves its row
+ * until a backend with the same pid probes and deletes it.
+ */
 export const FLUSH_PROBE_V11 = `
 CREATE TABLE flush_probe (
   pid integer PRIMARY KEY,

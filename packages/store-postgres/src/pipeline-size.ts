@@ -27,10 +27,12 @@ export const ONE_BUSY_CONNECTION: PipelineSize = { connections: 2, fill: 32 };
 export const SPREAD_FOR_FLUSHES: PipelineSize = { connections: 8, fill: 2 };
 
 /**
- * A commit's flush below this many milliseconds leaves one busy connection the faster shape.
- * Measured on the benchmark machine with flushes lengthened by `commit_delay`: one connection
- * ran a quarter more turns per second at a 0.1 ms flush, about as many at 0.2 ms, and a third
- * fewer at 0.3 ms (docs/performance.md).
+ * A commit's flush below this many milliseconds (as flush-probe.ts times it) leaves one busy
+ * connection the faster shape. On the benchmark machine, with flushes lengthened by
+ * `commit_delay`: one connection ran a fifth to a third more turns per second where the probe
+ * read 0.11–0.24 ms, as many at 0.30–0.35 ms, and a fifth to a third fewer at 0.36–0.43 ms. The
+ * line sits below the level point, on the side where a wrong guess costs less
+ * (docs/performance.md).
  */
 export const QUICK_FLUSH_MS = 0.25;
 
