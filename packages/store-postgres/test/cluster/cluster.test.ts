@@ -1,7 +1,8 @@
-// Three `opencomputer server --store postgres://…` processes on one private cluster: an SSE
-// follower on one process sees what the others write; a process SIGKILLed mid-turn loses its
-// sessions to the others and no turn, call or result is lost or doubled; a process paused past
-// its lease (SIGSTOP) is fenced out when it resumes. Lease timings are shortened by env
+// Three `opencomputer server --store postgres://…` processes on one private cluster: each says
+// at start-up which store pipeline it chose; an SSE follower on one process sees what the others
+// write; a process SIGKILLed mid-turn loses its sessions to the others and no turn, call or
+// result is lost or doubled; a process paused past its lease (SIGSTOP) is fenced out when it
+// resumes. Lease timings are shortened by env
 // (servers.ts TIMINGS) so takeovers happen within ~1.5 s.
 import type { EventRecord } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
@@ -98,6 +99,18 @@ async function follow(server: ServerProcess, sessionId: string) {
 }
 
 describe("three server processes on one PostgreSQL", () => {
+  it("each process says at start-up which pipeline its store chose, and why", async () => {
+    // The test cluster runs with fsync off: commits never wait, so nothing is timed.
+    const line =
+      "Store: PostgreSQL, pipelined on up to 2 connections filled to 32 " +
+      "(commits do not wait for a disk flush)";
+    for (const server of servers) {
+      await until(`${server.name}'s store line`, () =>
+        server.output().includes(line) ? true : undefined,
+      );
+    }
+  });
+
   it("an SSE follower on one process sees every event written by the others, in order", async () => {
     const [a, b] = servers as [ServerProcess, ServerProcess];
     const sessionId = await createSessionOn(b);
