@@ -83,7 +83,7 @@ export interface PostgresStoreOptions {
    * the pool. `connections` (at most) and `fill` (statements in flight on a connection before
    * the next is used) default by how long a commit waits for its WAL flush, timed when the
    * store connects (flush-probe.ts, pipeline-size.ts): 2 and 32 when commits return without
-   * waiting for the disk or the flush is quick (under 0.2 ms), 8 and 2 when it is slower.
+   * waiting for the disk or the flush is quick (under 0.25 ms), 8 and 2 when it is slower.
    * The pool still serves the transactions of the memory, trigger, delivery and usage stores.
    */
   pipeline?: false | { connections?: number; fill?: number };
