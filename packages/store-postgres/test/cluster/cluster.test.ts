@@ -2,8 +2,8 @@
 // at start-up which store pipeline it chose; an SSE follower on one process sees what the others
 // write; a process SIGKILLed mid-turn loses its sessions to the others and no turn, call or
 // result is lost or doubled; a process paused past its lease (SIGSTOP) is fenced out when it
-// resumes. Lease timings are shortened by env
-// (servers.ts TIMINGS) so takeovers happen within ~1.5 s.
+// resumes. Lease timings are shortened by env (servers.ts TIMINGS) so takeovers happen within
+// ~1.5 s.
 import type { EventRecord } from "@opencomputer/runtime";
 import { StoreError } from "@opencomputer/runtime";
 import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
