@@ -9,6 +9,7 @@
 // would take in the other callers' queries. Those use the pool.
 
 import pg from "pg";
+import { PreparedQuery } from "./prepared-query.ts";
 
 interface Slot {
   /** The connection, connecting or connected; null until first used or after it broke. */
@@ -90,7 +91,8 @@ export class PipelinedConnections {
 
   /**
    * Sends on `client`. The queries of one tick are corked into one socket write: node-postgres
-   * writes each query's messages with its own cork, which nests inside this one.
+   * writes each query's messages with its own cork, which nests inside this one. A named
+   * statement goes as a PreparedQuery, which describes it once per connection.
    */
   private send<R extends pg.QueryResultRow>(
     slot: Slot,
@@ -109,7 +111,14 @@ export class PipelinedConnections {
         stream.uncork!();
       });
     }
-    return client.query<R>(query);
+    const { name, text, values } = query;
+    if (name === undefined) return client.query<R>(query);
+    return new Promise((resolve, reject) => {
+      const prepared = new PreparedQuery(name, text, values ?? [], (error, result) =>
+        error ? reject(error) : resolve(result as pg.QueryResult<R>),
+      );
+      client.query(prepared as unknown as pg.Submittable);
+    });
   }
 
   private async connect(slot: Slot): Promise<pg.Client> {

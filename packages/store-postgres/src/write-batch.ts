@@ -30,6 +30,7 @@ import {
 import { APPROVAL_FIELDS } from "./approvals.ts";
 import { labelIndex } from "./label-index.ts";
 import { toJson } from "./rows.ts";
+import { textArray } from "./text-array.ts";
 
 /** What the call writes besides the batch. */
 export interface BatchEnd {
@@ -87,17 +88,17 @@ export function writeCall(
     fence?.runtimeId ?? null,
     fence?.epoch ?? null,
     expectTurn?.id ?? null,
-    expectTurn ? [...expectTurn.status] : null,
-    expectSession ? [...expectSession.status] : null,
+    expectTurn ? textArray(expectTurn.status) : null,
+    expectSession ? textArray(expectSession.status) : null,
     expectOpenCalls?.turnId ?? null,
-    expectOpenCalls ? [...expectOpenCalls.callIds] : null,
+    expectOpenCalls ? textArray(expectOpenCalls.callIds) : null,
     JSON.stringify(ops),
     touched ? maskOf(SESSION_FIELDS, sessionPatch ?? {}) : -1,
     touched ? sessionRow(sessionPatch ?? {}) : null,
-    ids,
-    events.map((e) => e.turnId ?? null),
-    events.map((e) => e.type),
-    events.map((e) => toJson(e.data)),
+    textArray(ids),
+    textArray(events.map((e) => e.turnId)),
+    textArray(events.map((e) => e.type)),
+    textArray(events.map((e) => toJson(e.data))),
     timestamp,
     events.length > 0 ? end.channel : null,
     // Work for other processes only when no lease comes with it: a writer that claims or holds
