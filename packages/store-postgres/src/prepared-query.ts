@@ -25,7 +25,6 @@ interface WireConnection {
     binary: boolean;
     valueMapper: (value: unknown, index: number) => unknown;
   }): void;
-  close(config: { type: "S"; name: string }): void;
   sync(): void;
 }
 
@@ -89,8 +88,10 @@ export class PreparedQuery extends BaseQuery {
         valueMapper: prepareValue,
       });
     } catch (error) {
-      // What node-postgres' own prepare does when a value cannot be serialised.
-      connection.close({ type: "S", name: this.name });
+      // A value that cannot be serialised: nothing of this query was written, and the Sync's
+      // ReadyForQuery completes it in the pipeline's order. node-postgres' own prepare also
+      // closes the statement, which its client still counts as parsed, so every later use on
+      // the connection would fail; on this path it stays prepared.
       connection.sync();
       this.handleError(error as Error, connection);
       return;

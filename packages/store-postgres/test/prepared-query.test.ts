@@ -106,6 +106,22 @@ describe("PreparedQuery", () => {
     expect(describes).toBe(2);
   });
 
+  it("refuses a value it cannot serialise, and the statement stays usable", async () => {
+    const echo = (value: unknown) => run<{ v: string }>("value", "SELECT $1::text AS v", [value]);
+    expect((await echo("a")).rows).toEqual([{ v: "a" }]);
+    const unserialisable = {
+      toPostgres() {
+        throw new Error("cannot serialise");
+      },
+    };
+    const outcomes = await Promise.allSettled([echo("b"), echo(unserialisable), echo("c")]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe("cannot serialise");
+    expect((await echo("d")).rows).toEqual([{ v: "d" }]);
+    // Parsed once; described again after the error, as after any error.
+    expect(describes).toBe(2);
+  });
+
   it("returns a statement's rows and row count when it yields no rows", async () => {
     const none = await run("none", "SELECT 1 AS one WHERE $1::bool", [false]);
     const again = await run("none", "SELECT 1 AS one WHERE $1::bool", [false]);
