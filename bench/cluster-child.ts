@@ -96,7 +96,9 @@ let roundTrips = 0;
 const clientProto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
 const query = clientProto.query;
 clientProto.query = function (this: pg.Client, ...args: unknown[]) {
-  roundTrips++;
+  // A group of statements under one Sync (sync-group.ts) counts as each of its statements: this
+  // counts each session's round trips, not the connection's.
+  roundTrips += (args[0] as { statements?: number } | null)?.statements ?? 1;
   return query.apply(this, args);
 };
 

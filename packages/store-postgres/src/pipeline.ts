@@ -2,14 +2,17 @@
 // store. A pooled connection runs one query at a time, so with many sessions in flight each
 // query waits for its own connection and every backend sleeps and wakes once per statement;
 // here the queries of concurrent sessions are written back to back on one connection and the
-// backend answers them in order without waiting in between. Each query still ends with its own
-// Sync, so it is its own implicit transaction and its error is its own.
+// backend answers them in order without waiting in between. Named statements already described
+// on the connection share a Sync with up to three others sent in the same tick (sync-group.ts):
+// one commit and one answer for the group; when one fails, each is run again alone, so every
+// query's outcome and error are still its own.
 //
 // Only single statements may come here: a transaction (BEGIN ... COMMIT) on a shared connection
 // would take in the other callers' queries. Those use the pool.
 
 import pg from "pg";
-import { PreparedQuery } from "./prepared-query.ts";
+import { PreparedQuery, type WireConnection } from "./prepared-query.ts";
+import { SYNC_GROUP_LIMIT, SyncGroup } from "./sync-group.ts";
 
 interface Slot {
   /** The connection, connecting or connected; null until first used or after it broke. */
@@ -18,6 +21,8 @@ interface Slot {
   inFlight: number;
   /** Whether a flush is scheduled for the writes of this tick (see `send`). */
   corked: boolean;
+  /** The described statements of this tick, sent under one Sync when the tick ends. */
+  group: SyncGroup | null;
 }
 
 export interface PipelineOptions {
@@ -42,10 +47,22 @@ export class PipelinedConnections {
     private readonly options: PipelineOptions = {},
   ) {
     const size = Math.max(1, options.connections ?? 2);
-    this.slots = Array.from({ length: size }, () => ({ client: null, inFlight: 0, corked: false }));
+    this.slots = Array.from({ length: size }, () => ({
+      client: null,
+      inFlight: 0,
+      corked: false,
+      group: null,
+    }));
   }
 
-  async query<R extends pg.QueryResultRow>(query: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+  /**
+   * Sends `query`. `locks` names the row it locks (a session id), if any: statements that share a
+   * commit take their locks in that order (sync-group.ts).
+   */
+  async query<R extends pg.QueryResultRow>(
+    query: pg.QueryConfig,
+    locks?: string,
+  ): Promise<pg.QueryResult<R>> {
     if (this.ended) throw new Error("The PostgreSQL store is closed.");
     const fill = this.options.fill ?? 32;
     let slot = this.slots[0]!;
@@ -62,7 +79,7 @@ export class PipelinedConnections {
       const pending = slot.client;
       const client = await pending;
       try {
-        return await this.send<R>(slot, client, query);
+        return await this.send<R>(slot, client, query, locks);
       } catch (error) {
         // The server ends a connection with an error of its own before the socket closes:
         // queries sent in between would fail too, so the connection is dropped at once.
@@ -92,33 +109,55 @@ export class PipelinedConnections {
   /**
    * Sends on `client`. The queries of one tick are corked into one socket write: node-postgres
    * writes each query's messages with its own cork, which nests inside this one. A named
-   * statement goes as a PreparedQuery, which describes it once per connection.
+   * statement goes as a PreparedQuery, which describes it once per connection; once described,
+   * it joins the slot's open SyncGroup, sent when the group is full, when a query that cannot
+   * join comes (so the order of the queries holds), or when the tick ends.
    */
   private send<R extends pg.QueryResultRow>(
     slot: Slot,
     client: pg.Client,
     query: pg.QueryConfig,
+    locks: string | undefined,
   ): Promise<pg.QueryResult<R>> {
-    const stream = (client as unknown as { connection?: { stream?: NodeJS.WritableStream } })
-      .connection?.stream as
-      | (NodeJS.WritableStream & { cork?(): void; uncork?(): void })
-      | undefined;
-    if (!slot.corked && stream?.cork && stream.uncork) {
+    const connection = (client as unknown as { connection: WireConnection }).connection;
+    if (!slot.corked) {
       slot.corked = true;
-      stream.cork();
+      connection.stream.cork?.();
       process.nextTick(() => {
         slot.corked = false;
-        stream.uncork!();
+        this.sendGroup(slot);
+        connection.stream.uncork?.();
       });
     }
     const { name, text, values } = query;
-    if (name === undefined) return client.query<R>(query);
+    if (name === undefined) {
+      this.sendGroup(slot);
+      return client.query<R>(query);
+    }
     return new Promise((resolve, reject) => {
       const prepared = new PreparedQuery(name, text, values ?? [], (error, result) =>
         error ? reject(error) : resolve(result as pg.QueryResult<R>),
       );
-      client.query(prepared as unknown as pg.Submittable);
+      if (!prepared.isDescribedOn(connection)) {
+        // Its first execution on this connection describes it, which a group does not.
+        this.sendGroup(slot);
+        client.query(prepared as unknown as pg.Submittable);
+        return;
+      }
+      if (slot.group !== null && slot.group.client !== client) this.sendGroup(slot);
+      if (slot.group === null) slot.group = new SyncGroup(client);
+      const group = slot.group;
+      group.add(prepared, locks);
+      if (group.statements >= SYNC_GROUP_LIMIT) this.sendGroup(slot);
     });
+  }
+
+  /** Sends the slot's open group: alone, a statement goes with its own Sync as before. */
+  private sendGroup(slot: Slot): void {
+    const group = slot.group;
+    if (group === null) return;
+    slot.group = null;
+    group.client.query(group.single() ?? (group as unknown as pg.Submittable));
   }
 
   private async connect(slot: Slot): Promise<pg.Client> {

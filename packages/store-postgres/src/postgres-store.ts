@@ -182,7 +182,7 @@ export class PostgresStore implements Store {
     const call = writeCall(sessionId, batch, end);
     let row: WriteRow;
     try {
-      row = (await this.query<WriteRow>(WRITE_CALL, call.params)).rows[0]!;
+      row = (await this.query<WriteRow>(WRITE_CALL, call.params, sessionId)).rows[0]!;
     } catch (error) {
       throw toStoreError(error);
     }
@@ -205,12 +205,11 @@ export class PostgresStore implements Store {
     now: number = Date.now(),
   ): Promise<Lease | null> {
     const expiresAt = now + ttlMs;
-    const { rowCount } = await this.query(RENEW_LEASE, [
+    const { rowCount } = await this.query(
+      RENEW_LEASE,
+      [sessionId, lease.runtimeId, lease.epoch, expiresAt],
       sessionId,
-      lease.runtimeId,
-      lease.epoch,
-      expiresAt,
-    ]);
+    );
     return rowCount === 0 ? null : { runtimeId: lease.runtimeId, epoch: lease.epoch, expiresAt };
   }
 
@@ -408,18 +407,20 @@ export class PostgresStore implements Store {
 
   /**
    * A statement whose text never varies, prepared once per connection (a named statement):
-   * PostgreSQL parses and plans it once, not on every call.
+   * PostgreSQL parses and plans it once, not on every call. `locks`: the session whose row it
+   * locks, the order in which statements sharing a commit take their locks (see SyncGroup).
    */
   private query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     text: string,
     values: unknown[],
+    locks?: string,
   ): Promise<pg.QueryResult<R>> {
     let name = this.statementNames.get(text);
     if (name === undefined) {
       name = `oc_${this.statementNames.size}`;
       this.statementNames.set(text, name);
     }
-    if (this.pipeline !== null) return this.pipeline.query<R>({ name, text, values });
+    if (this.pipeline !== null) return this.pipeline.query<R>({ name, text, values }, locks);
     return this.pool.query<R>({ name, text, values });
   }
 

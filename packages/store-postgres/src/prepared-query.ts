@@ -16,8 +16,9 @@ interface Description {
   template: object;
 }
 
-/** The part of node-postgres' Connection this query drives. */
-interface WireConnection {
+/** The part of node-postgres' Connection this query (and a SyncGroup) drives. */
+export interface WireConnection {
+  stream: { cork?(): void; uncork?(): void };
   bind(config: {
     portal: string;
     statement: string;
@@ -25,7 +26,11 @@ interface WireConnection {
     binary: boolean;
     valueMapper: (value: unknown, index: number) => unknown;
   }): void;
+  execute(config: { portal: string; rows: undefined }): void;
   sync(): void;
+  /** Statements node-postgres has sent a Parse for on this connection, by name. */
+  parsedStatements: Record<string, string | undefined>;
+  submittedNamedStatements: Record<string, string | undefined>;
 }
 
 /** The part of node-postgres' Result this query fills in. */
@@ -38,7 +43,9 @@ interface ResultState {
 /** The members of node-postgres' Query this subclass overrides or uses. */
 interface QueryInternals {
   name: string;
+  text: string;
   values: unknown[];
+  callback: Callback;
   rows: undefined;
   _result: ResultState;
   _accumulateRows: unknown;
@@ -63,6 +70,8 @@ const described = new WeakMap<WireConnection, Map<string, Description>>();
 
 export class PreparedQuery extends BaseQuery {
   private connection: WireConnection | null = null;
+  /** The description `isDescribedOn` found. */
+  private known: Description | null = null;
 
   /** `text` under `name`, prepared once per connection; `callback` gets the result. */
   constructor(name: string, text: string, values: unknown[], callback: Callback) {
@@ -72,13 +81,50 @@ export class PreparedQuery extends BaseQuery {
     this.name = name;
   }
 
+  /**
+   * Whether this statement's description is known on `connection`, so no Describe is needed;
+   * the query keeps the description it found for its execution, even if an error elsewhere makes
+   * the connection forget it meanwhile.
+   */
+  isDescribedOn(connection: WireConnection): boolean {
+    this.known = described.get(connection)?.get(this.name) ?? null;
+    return (
+      this.known !== null &&
+      (connection.parsedStatements[this.name] !== undefined ||
+        connection.submittedNamedStatements[this.name] !== undefined)
+    );
+  }
+
   override prepare(connection: WireConnection): void {
     this.connection = connection;
-    const known = described.get(connection)?.get(this.name);
-    if (known === undefined || !this.hasBeenParsed(connection)) {
+    if (!this.isDescribedOn(connection)) {
       super.prepare(connection);
       return;
     }
+    if (!this.bindDescribed(connection)) {
+      // A value that cannot be serialised: nothing of this query was written, and the Sync's
+      // ReadyForQuery completes it in the pipeline's order.
+      connection.sync();
+      return;
+    }
+    this._getRows(connection, undefined);
+  }
+
+  /**
+   * Binds and executes this statement without a Sync, as one part of a SyncGroup, once
+   * `isDescribedOn` said yes. False when a value cannot be serialised: nothing was written, and
+   * the callback has the error.
+   */
+  executeInGroup(connection: WireConnection): boolean {
+    this.connection = connection;
+    if (!this.bindDescribed(connection)) return false;
+    connection.execute({ portal: "", rows: undefined });
+    return true;
+  }
+
+  /** Binds with the known description in place of a RowDescription; false when refused. */
+  private bindDescribed(connection: WireConnection): boolean {
+    const known = this.known!;
     try {
       connection.bind({
         portal: "",
@@ -88,13 +134,11 @@ export class PreparedQuery extends BaseQuery {
         valueMapper: prepareValue,
       });
     } catch (error) {
-      // A value that cannot be serialised: nothing of this query was written, and the Sync's
-      // ReadyForQuery completes it in the pipeline's order. node-postgres' own prepare also
-      // closes the statement, which its client still counts as parsed, so every later use on
-      // the connection would fail; on this path it stays prepared.
-      connection.sync();
+      // node-postgres' own prepare also closes the statement here, which its client still
+      // counts as parsed, so every later use on the connection would fail; here it stays
+      // prepared.
       this.handleError(error as Error, connection);
-      return;
+      return false;
     }
     const result = this._result;
     result.fields = known.fields;
@@ -103,7 +147,7 @@ export class PreparedQuery extends BaseQuery {
     // A callback is always set, so every row is kept (node-postgres decides this on the
     // RowDescription, which does not come now).
     this._accumulateRows = true;
-    this._getRows(connection, undefined);
+    return true;
   }
 
   override handleRowDescription(message: unknown): void {
