@@ -56,8 +56,8 @@ export class PipelinedConnections {
   }
 
   /**
-   * Sends `query`. `locks` names the row it locks (a session id), if any: statements that share a
-   * commit take their locks in that order (sync-group.ts).
+   * Sends `query`. `locks` names what it locks (a session id, an idempotency key), if anything:
+   * statements that share a commit take their locks in that order (sync-group.ts).
    */
   async query<R extends pg.QueryResultRow>(
     query: pg.QueryConfig,

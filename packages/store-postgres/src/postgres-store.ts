@@ -120,7 +120,10 @@ export class PostgresStore implements Store {
     // One statement, so its own transaction: no BEGIN and COMMIT round trips.
     try {
       const { sql, params } = createSessionStatement(session, events);
-      const inserted = await this.query<SessionRow>(sql, params);
+      // A creator with the same key waits for this one to commit: one lock order for both.
+      const key = session.idempotencyKey;
+      const locks = key == null ? undefined : `key ${session.projectId} ${key}`;
+      const inserted = await this.query<SessionRow>(sql, params, locks);
       if (inserted.rows[0] === undefined) {
         // The key is taken. ON CONFLICT waited for a concurrent creator to commit, so this
         // new statement sees its row (READ COMMITTED: a fresh snapshot per statement).
@@ -407,8 +410,9 @@ export class PostgresStore implements Store {
 
   /**
    * A statement whose text never varies, prepared once per connection (a named statement):
-   * PostgreSQL parses and plans it once, not on every call. `locks`: the session whose row it
-   * locks, the order in which statements sharing a commit take their locks (see SyncGroup).
+   * PostgreSQL parses and plans it once, not on every call. `locks`: what it locks (a session's
+   * row by its id, or an idempotency key), the order in which statements sharing a commit take
+   * their locks (see SyncGroup).
    */
   private query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     text: string,

@@ -71,7 +71,7 @@ export class SyncGroup extends BaseQuery {
 
   /**
    * `query` must be described on the group's connection (`PreparedQuery#isDescribedOn`). `locks`
-   * is the row it locks (a session id), if any.
+   * names what it locks (a session id, an idempotency key), if anything.
    */
   add(query: PreparedQuery, locks = ""): void {
     this.parts.push(query as Part);
