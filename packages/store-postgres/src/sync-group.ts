@@ -16,18 +16,17 @@
 import pg from "pg";
 import { PreparedQuery, type WireConnection } from "./prepared-query.ts";
 
-type GroupConnection = WireConnection;
 type Part = PreparedQuery & {
   callback: (error: Error | undefined, result: pg.QueryResult) => void;
   handleDataRow(message: unknown): void;
-  handleCommandComplete(message: unknown, connection: GroupConnection): void;
-  handleReadyForQuery(connection: GroupConnection): void;
-  handleError(error: Error, connection: GroupConnection): void;
+  handleCommandComplete(message: unknown, connection: WireConnection): void;
+  handleReadyForQuery(connection: WireConnection): void;
+  handleError(error: Error, connection: WireConnection): void;
 };
 interface QueryInternals {
   callback: (error: Error | undefined) => void;
-  handleReadyForQuery(connection: GroupConnection): void;
-  handleError(error: Error, connection: GroupConnection): void;
+  handleReadyForQuery(connection: WireConnection): void;
+  handleError(error: Error, connection: WireConnection): void;
 }
 
 const BaseQuery = pg.Query as unknown as new (
@@ -41,9 +40,12 @@ const BaseQuery = pg.Query as unknown as new (
  * the runtime reads one group the backend should have the next to run: on the benchmark, one
  * process ran 1,145–1,175 turns/s with groups of 4, 1,030–1,107 with 8 and 694–982 with a
  * whole tick in one group (the runtime and the backend taking turns to wait), against 969–1,119
- * with none; four processes gained with 4 and 8 alike (docs/performance.md).
+ * with none. Four processes, whose CPU is all taken, ran faster still with 16 (docs/performance.md).
  */
 export const SYNC_GROUP_LIMIT = 4;
+
+/** Severities with which the server ends the connection after the error. */
+const ENDS_SESSION = new Set(["FATAL", "PANIC"]);
 
 export class SyncGroup extends BaseQuery {
   private readonly parts: Part[] = [];
@@ -79,7 +81,7 @@ export class SyncGroup extends BaseQuery {
   }
 
   /** node-postgres' entry point: every part's Bind and Execute, then one Sync. */
-  submit(connection: GroupConnection): null {
+  submit(connection: WireConnection): null {
     connection.stream.cork?.();
     try {
       for (const part of this.inLockOrder()) {
@@ -117,7 +119,7 @@ export class SyncGroup extends BaseQuery {
     this.sent[this.next]?.handleDataRow(message);
   }
 
-  handleCommandComplete(message: unknown, connection: GroupConnection): void {
+  handleCommandComplete(message: unknown, connection: WireConnection): void {
     this.sent[this.next++]?.handleCommandComplete(message, connection);
   }
 
@@ -125,14 +127,14 @@ export class SyncGroup extends BaseQuery {
     this.next++;
   }
 
-  override handleReadyForQuery(connection: GroupConnection): void {
+  override handleReadyForQuery(connection: WireConnection): void {
     // The transaction committed: every part's result stands.
     for (const part of this.sent) part.handleReadyForQuery(connection);
     super.handleReadyForQuery(connection);
   }
 
-  override handleError(error: Error, connection: GroupConnection): void {
-    if (error instanceof pg.DatabaseError) {
+  override handleError(error: Error, connection: WireConnection): void {
+    if (error instanceof pg.DatabaseError && !ENDS_SESSION.has(error.severity ?? "")) {
       // The server refused one part (or the commit) and rolled the group back: each part again
       // on its own, behind the group's Sync, so it is answered after the group's ReadyForQuery.
       for (const part of this.sent) {
@@ -146,7 +148,8 @@ export class SyncGroup extends BaseQuery {
         );
       }
     } else {
-      // The connection is gone or timed out: every part fails with it.
+      // The connection is gone (the server ends it with a FATAL error, e.g. at shutdown) or timed
+      // out: every part fails with that error, which tells the pipeline to drop the connection.
       for (const part of this.sent) part.handleError(error, connection);
     }
     super.handleError(error, connection);

@@ -186,7 +186,12 @@ describe("SyncGroup", () => {
       const inFlight = Promise.allSettled([sleep(0), sleep(5), sleep(0)]);
       await new Promise((resolve) => setTimeout(resolve, 100));
       await admin.query("SELECT pg_terminate_backend($1)", [pid]);
-      expect((await inFlight).map((o) => o.status)).toEqual(["rejected", "rejected", "rejected"]);
+      // Each with the server's own error, which tells the pipeline the connection is gone.
+      const outcomes = await inFlight;
+      expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected", "rejected"]);
+      for (const outcome of outcomes) {
+        expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: "57P01" });
+      }
       expect((await sleep(0)).rows[0]!.pid).not.toBe(pid);
     });
   });
