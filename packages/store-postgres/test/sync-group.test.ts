@@ -3,27 +3,24 @@
 // SYNC_GROUP_LIMIT, each still gets its own rows; when one fails, every part of its group is
 // answered as if it had run alone; parts that lock sessions take them in one order, so two
 // processes' groups do not deadlock; a lost connection fails every part in flight.
-import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withClient } from "@opencomputer/testkit/postgres-cluster";
+import { usePrivateCluster } from "@opencomputer/testkit/postgres-suite";
+import type pg from "pg";
+import { beforeAll, describe, expect, it } from "vitest";
 import { PipelinedConnections } from "../src/pipeline.ts";
 import { SYNC_GROUP_LIMIT } from "../src/sync-group.ts";
 
-let cluster: PrivateCluster;
+const cluster = usePrivateCluster();
 let url: string;
-let admin: pg.Client;
 
 beforeAll(async () => {
-  cluster = await startPrivateCluster();
-  url = cluster.connectionString(await cluster.createDatabase());
-  admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-}, 60_000);
-
-afterAll(async () => {
-  await admin?.end();
-  await cluster?.stop();
+  url = cluster().connectionString(await cluster().createDatabase());
 });
+
+/** Runs `text` on a connection of its own, outside any pipeline. */
+function admin(text: string, values?: unknown[]): Promise<pg.QueryResult> {
+  return withClient(url, (client) => client.query(text, values));
+}
 
 /** A pipeline on one connection, given to `use` and ended after it. */
 async function withPipeline<T>(use: (pipeline: PipelinedConnections) => Promise<T>): Promise<T> {
@@ -71,7 +68,7 @@ describe("SyncGroup", () => {
   });
 
   it("answers every part of a failed group as if it had run alone", async () => {
-    await admin.query("CREATE TABLE group_rows (id int PRIMARY KEY)");
+    await admin("CREATE TABLE group_rows (id int PRIMARY KEY)");
     try {
       await withPipeline(async (pipeline) => {
         const insert = (id: number) =>
@@ -103,13 +100,13 @@ describe("SyncGroup", () => {
           o.status === "fulfilled" ? [o.value.rows[0]!.tx] : [],
         );
         expect(new Set(txs).size).toBe(3);
-        const { rows } = await admin.query("SELECT id FROM group_rows ORDER BY id");
+        const { rows } = await admin("SELECT id FROM group_rows ORDER BY id");
         expect(rows.map((r) => r.id)).toEqual([1, 10, 11, 12]);
         // The connection is usable after it.
         await insert(13);
       });
     } finally {
-      await admin.query("DROP TABLE group_rows");
+      await admin("DROP TABLE group_rows");
     }
   });
 
@@ -139,7 +136,7 @@ describe("SyncGroup", () => {
   it("takes the sessions' locks in one order, so two processes' groups do not deadlock", async () => {
     // Each attempt to lock a row takes a number from a sequence, which no rollback returns: a
     // group failed by PostgreSQL's deadlock check and run again would take more than four.
-    await admin.query(`CREATE TABLE group_locks (id text PRIMARY KEY);
+    await admin(`CREATE TABLE group_locks (id text PRIMARY KEY);
       INSERT INTO group_locks VALUES ('a'), ('b');
       CREATE SEQUENCE group_attempts`);
     try {
@@ -156,7 +153,7 @@ describe("SyncGroup", () => {
       await withPipeline((one) =>
         withPipeline(async (two) => {
           await Promise.all([lock(one, "a", 0), lock(two, "a", 0)]);
-          await admin.query("SELECT setval('group_attempts', 1, false)");
+          await admin("SELECT setval('group_attempts', 1, false)");
           // Sent in opposite orders, each sleeping with its first row locked: without one order
           // each group would hold the row the other waits for.
           await Promise.all([
@@ -167,10 +164,10 @@ describe("SyncGroup", () => {
           ]);
         }),
       );
-      const { rows } = await admin.query("SELECT last_value FROM group_attempts");
+      const { rows } = await admin("SELECT last_value FROM group_attempts");
       expect(Number(rows[0].last_value)).toBe(4);
     } finally {
-      await admin.query("DROP TABLE group_locks; DROP SEQUENCE group_attempts");
+      await admin("DROP TABLE group_locks; DROP SEQUENCE group_attempts");
     }
   });
 
@@ -185,7 +182,7 @@ describe("SyncGroup", () => {
       const { pid } = (await sleep(0)).rows[0]!;
       const inFlight = Promise.allSettled([sleep(0), sleep(5), sleep(0)]);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      await admin("SELECT pg_terminate_backend($1)", [pid]);
       // Each with the server's own error, which tells the pipeline the connection is gone.
       const outcomes = await inFlight;
       expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected", "rejected"]);
