@@ -49,7 +49,6 @@ interface QueryInternals {
   rows: undefined;
   _result: ResultState;
   _accumulateRows: unknown;
-  hasBeenParsed(connection: WireConnection): boolean;
   prepare(connection: WireConnection): void;
   handleRowDescription(message: unknown): void;
   handleError(error: Error, connection: WireConnection): void;
