@@ -3,16 +3,18 @@
 // query waits for its own connection and every backend sleeps and wakes once per statement;
 // here the queries of concurrent sessions are written back to back on one connection and the
 // backend answers them in order without waiting in between. Named statements already described
-// on the connection share a Sync with up to three others sent in the same tick (sync-group.ts):
-// one commit and one answer for the group; when one fails, each is run again alone, so every
-// query's outcome and error are still its own.
+// on the connection share a Sync with up to three others sent in the same tick (sync-group.ts),
+// fifteen while the thread is short of CPU (core-wait.ts): one commit and one answer for the
+// group; when one fails, each is run again alone, so every query's outcome and error are still
+// its own.
 //
 // Only single statements may come here: a transaction (BEGIN ... COMMIT) on a shared connection
 // would take in the other callers' queries. Those use the pool.
 
 import pg from "pg";
+import { type CoreGauge, threadCoreWait } from "./core-wait.ts";
 import { PreparedQuery, type WireConnection } from "./prepared-query.ts";
-import { SYNC_GROUP_LIMIT, SyncGroup } from "./sync-group.ts";
+import { SHORT_OF_CPU_GROUP_LIMIT, SYNC_GROUP_LIMIT, SyncGroup } from "./sync-group.ts";
 
 interface Slot {
   /** The connection, connecting or connected; null until first used or after it broke. */
@@ -23,6 +25,8 @@ interface Slot {
   corked: boolean;
   /** The described statements of this tick, sent under one Sync when the tick ends. */
   group: SyncGroup | null;
+  /** How many statements a group of this tick takes (chosen when the tick's first comes). */
+  groupLimit: number;
 }
 
 export interface PipelineOptions {
@@ -36,10 +40,13 @@ export interface PipelineOptions {
   fill?: number;
   /** Run once on each new connection before any query, e.g. `SET search_path`. */
   setup?: string;
+  /** Whether the thread is short of CPU, which sizes the groups (default: its schedstat). */
+  coreGauge?: CoreGauge;
 }
 
 export class PipelinedConnections {
   private readonly slots: Slot[];
+  private readonly coreGauge: CoreGauge;
   private ended = false;
 
   constructor(
@@ -47,11 +54,13 @@ export class PipelinedConnections {
     private readonly options: PipelineOptions = {},
   ) {
     const size = Math.max(1, options.connections ?? 2);
+    this.coreGauge = options.coreGauge ?? threadCoreWait();
     this.slots = Array.from({ length: size }, () => ({
       client: null,
       inFlight: 0,
       corked: false,
       group: null,
+      groupLimit: SYNC_GROUP_LIMIT,
     }));
   }
 
@@ -122,6 +131,7 @@ export class PipelinedConnections {
     const connection = (client as unknown as { connection: WireConnection }).connection;
     if (!slot.corked) {
       slot.corked = true;
+      slot.groupLimit = this.coreGauge.short() ? SHORT_OF_CPU_GROUP_LIMIT : SYNC_GROUP_LIMIT;
       connection.stream.cork?.();
       process.nextTick(() => {
         slot.corked = false;
@@ -148,7 +158,7 @@ export class PipelinedConnections {
       if (slot.group === null) slot.group = new SyncGroup(client);
       const group = slot.group;
       group.add(prepared, locks);
-      if (group.statements >= SYNC_GROUP_LIMIT) this.sendGroup(slot);
+      if (group.statements >= slot.groupLimit) this.sendGroup(slot);
     });
   }
 

@@ -40,9 +40,16 @@ const BaseQuery = pg.Query as unknown as new (
  * the runtime reads one group the backend should have the next to run: on the benchmark, one
  * process ran 1,145–1,175 turns/s with groups of 4, 1,030–1,107 with 8 and 694–982 with a
  * whole tick in one group (the runtime and the backend taking turns to wait), against 969–1,119
- * with none. Four processes, whose CPU is all taken, ran faster still with 16 (docs/performance.md).
+ * with none (docs/performance.md).
  */
 export const SYNC_GROUP_LIMIT = 4;
+
+/**
+ * The limit while the runtime's thread waits for a core half the time (core-wait.ts): then the
+ * cores are all taken (four processes and their backends on two), no core idles while a bigger
+ * group runs, and fewer commits leave more CPU for the turns.
+ */
+export const SHORT_OF_CPU_GROUP_LIMIT = 16;
 
 /** Severities with which the server ends the connection after the error. */
 const ENDS_SESSION = new Set(["FATAL", "PANIC"]);

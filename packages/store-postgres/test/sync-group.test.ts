@@ -8,7 +8,7 @@ import { usePrivateCluster } from "@opencomputer/testkit/postgres-suite";
 import type pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PipelinedConnections } from "../src/pipeline.ts";
-import { SYNC_GROUP_LIMIT } from "../src/sync-group.ts";
+import { SHORT_OF_CPU_GROUP_LIMIT, SYNC_GROUP_LIMIT } from "../src/sync-group.ts";
 
 const cluster = usePrivateCluster();
 let url: string;
@@ -23,8 +23,14 @@ function admin(text: string, values?: unknown[]): Promise<pg.QueryResult> {
 }
 
 /** A pipeline on one connection, given to `use` and ended after it. */
-async function withPipeline<T>(use: (pipeline: PipelinedConnections) => Promise<T>): Promise<T> {
-  const pipeline = new PipelinedConnections({ connectionString: url }, { connections: 1 });
+async function withPipeline<T>(
+  use: (pipeline: PipelinedConnections) => Promise<T>,
+  short = false,
+): Promise<T> {
+  const pipeline = new PipelinedConnections(
+    { connectionString: url },
+    { connections: 1, coreGauge: { short: () => short } },
+  );
   try {
     return await use(pipeline);
   } finally {
@@ -65,6 +71,30 @@ describe("SyncGroup", () => {
       expect(a.rows[0]!.tx).toBe(b.rows[0]!.tx);
       expect(new Set([a.rows[0]!.tx, plain.rows[0]!.tx, c.rows[0]!.tx]).size).toBe(3);
     });
+  });
+
+  it("groups more statements while the thread is short of CPU", async () => {
+    const txids = (short: boolean) =>
+      withPipeline(async (pipeline) => {
+        const tx = (n: number) =>
+          pipeline.query<{ tx: string }>({
+            name: "tx",
+            text: "SELECT $1::int AS n, txid_current()::text AS tx",
+            values: [n],
+          });
+        await tx(-1);
+        const answers = await Promise.all(
+          Array.from({ length: 2 * SHORT_OF_CPU_GROUP_LIMIT }, (_, i) => tx(i)),
+        );
+        return answers.map((a) => a.rows[0]!.tx);
+      }, short);
+    const short = await txids(true);
+    expect(new Set(short).size).toBe(2);
+    for (let i = 0; i < short.length; i++) {
+      expect(short[i]).toBe(short[i - (i % SHORT_OF_CPU_GROUP_LIMIT)]);
+    }
+    const fed = await txids(false);
+    expect(new Set(fed).size).toBe((2 * SHORT_OF_CPU_GROUP_LIMIT) / SYNC_GROUP_LIMIT);
   });
 
   it("answers every part of a failed group as if it had run alone", async () => {
