@@ -38,15 +38,20 @@ async function withPipeline<T>(
   }
 }
 
+/** A described statement that answers with its number and its transaction's id. */
+function txOn(pipeline: PipelinedConnections) {
+  return (n: number) =>
+    pipeline.query<{ n: number; tx: string }>({
+      name: "tx",
+      text: "SELECT $1::int AS n, txid_current()::text AS tx",
+      values: [n],
+    });
+}
+
 describe("SyncGroup", () => {
   it("commits one tick's described statements together, in groups, each with its own rows", async () => {
     await withPipeline(async (pipeline) => {
-      const tx = (n: number) =>
-        pipeline.query<{ n: number; tx: string }>({
-          name: "tx",
-          text: "SELECT $1::int AS n, txid_current()::text AS tx",
-          values: [n],
-        });
+      const tx = txOn(pipeline);
       // The first execution describes the statement, which a group does not: it goes alone.
       await tx(-1);
       const answers = await Promise.all(
@@ -76,12 +81,7 @@ describe("SyncGroup", () => {
   it("groups more statements while the thread is short of CPU", async () => {
     const txids = (short: boolean) =>
       withPipeline(async (pipeline) => {
-        const tx = (n: number) =>
-          pipeline.query<{ tx: string }>({
-            name: "tx",
-            text: "SELECT $1::int AS n, txid_current()::text AS tx",
-            values: [n],
-          });
+        const tx = txOn(pipeline);
         await tx(-1);
         const answers = await Promise.all(
           Array.from({ length: 2 * SHORT_OF_CPU_GROUP_LIMIT }, (_, i) => tx(i)),
