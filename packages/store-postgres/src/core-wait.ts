@@ -35,7 +35,7 @@ export class CoreWait implements CoreGauge {
   private readonly threshold: number;
   private available = true;
   private at: number;
-  private waitedNs = 0;
+  private waitedNs: number;
   private last = false;
 
   constructor(options: CoreWaitOptions = {}) {
