@@ -11,7 +11,7 @@ import { createModelResolver, createScriptModel } from "@opencomputer/models";
 import { createRuntime, createStaticAgents, type Runtime } from "@opencomputer/runtime";
 import { type PrivateCluster, startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   createPostgresSignal,
   createPostgresStore,
@@ -91,7 +91,6 @@ describe("dispatch through LISTEN/NOTIFY", () => {
     const stop = b.sessions.watch(session.id, (seq) => heard.push(seq));
     const second = await b.sessions.sendTurn(session.id, { text: "again" });
     const settled = await b.sessions.waitForTurn(session.id, second.turnId);
-    stop();
     expect(settled.status).toBe("completed");
 
     // A ran it under the same lease: a claim by B would have raised the epoch and logged a
@@ -101,8 +100,11 @@ describe("dispatch through LISTEN/NOTIFY", () => {
     const events = await a.sessions.events(session.id, 0);
     expect(events.some((e) => e.type === "runtime.disconnected")).toBe(false);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    // B's watch heard A's commits, up to the last one: B followed the session.
-    expect(heard).toContain(after.lastSeq);
+    // B's watch hears A's commits, up to the last one: B followed the session. The wait may
+    // have read the terminal event on its own connection before the last commit's notification
+    // reached B's listening one, so the watch gets a moment for it.
+    await vi.waitFor(() => expect(heard).toContain(after.lastSeq), { timeout: 5_000 });
+    stop();
     expect(await followedUntil(url, session.id)).toBeGreaterThan(0);
   });
 });
