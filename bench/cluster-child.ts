@@ -187,10 +187,10 @@ async function startTurns(count: number): Promise<ChildStarted> {
  * Warm-up at the measured concurrency, so module loading, V8's compilation of the hot paths and
  * each backend's first plans are not counted. It takes about four thousand sessions
  * (bench/warmup-curve.ts): V8 keeps optimising functions that run once or twice a session until
- * then, and a process's CPU per turn after 1,000 is still half again what it is after 4,000.
- * With 4 processes each pays that alone, inside a quarter of the window, so a short warm-up
- * made more processes look slower. The parent waits for
- * every process's warm-up before it starts the measured window (and the database CPU count).
+ * then, and a process's CPU per turn after 1,000 is still a quarter to a half more than after
+ * 4,000. With 4 processes each pays that alone, inside a quarter of the window, so a short
+ * warm-up made more processes look slower. The parent waits for every process's warm-up before
+ * it starts the measured window (and the database CPU count).
  */
 async function warmUp({ warmUp: sessions, concurrency }: ChildWarmUp): Promise<ChildWarm> {
   let warm = 0;
