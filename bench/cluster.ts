@@ -71,7 +71,11 @@ const CHILD = fileURLToPath(new URL("./cluster-child.ts", import.meta.url));
 
 export function startChild(url: string, notify: boolean): Promise<ChildProcess> {
   const child = fork(CHILD, notify ? [url] : [url, "nonotify"], {
-    execArgv: ["--import", "tsx", ...(process.env.OC_CHILD_ARGS?.split(" ").filter(Boolean) ?? [])],
+    execArgv: [
+      "--import",
+      "tsx",
+      ...(process.env.OC_CHILD_ARGS?.split(/\s+/).filter(Boolean) ?? []),
+    ],
     stdio: "inherit",
   });
   return new Promise((resolve, reject) => {
