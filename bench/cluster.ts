@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { startPrivateCluster } from "@opencomputer/testkit/postgres-cluster";
 import type { ChildGo, ChildReport, ChildWarm, ChildWarmUp } from "./cluster-child.ts";
 import { BENCH_LEASE_MS } from "./cluster-config.ts";
-import { clusterCpu } from "./db-cpu.ts";
+import { busiestMs, clusterCpu } from "./db-cpu.ts";
 import { benchIdle, type IdleResult, idleTable } from "./idle.ts";
 import { percentile } from "./stats.ts";
 import { benchTakeover, type TakeoverResult } from "./takeover.ts";
@@ -40,6 +40,12 @@ export interface ClusterRow {
   /** CPU per turn of the runtime processes, and of the PostgreSQL cluster (null on SQLite), ms. */
   runtimeCpuMsPerTurn: number;
   dbCpuMsPerTurn: number | null;
+  /**
+   * CPU time over the measured window, in cores, of the busiest runtime process (its V8 helper
+   * threads included) and the busiest PostgreSQL process (null on SQLite). A backend runs on one
+   * thread: near 1 it could not answer faster.
+   */
+  busiestCore: { runtime: number; database: number | null };
   /**
    * Commits that sent NOTIFY, per turn (what one process heard; null without a signal). They
    * are what PostgreSQL's cluster-wide notification lock serialises.
@@ -110,7 +116,7 @@ export async function runConfig(
   for (let i = 0; i < processes; i++) children.push(await startChild(url, notify));
   try {
     const share = Math.ceil(sessions / processes);
-    const dbCpu = store === "postgres" ? await clusterCpu(url) : () => 0;
+    const dbCpu = store === "postgres" ? await clusterCpu(url) : null;
     const warm = await Promise.all(
       children.map(
         (child) =>
@@ -122,7 +128,7 @@ export async function runConfig(
     );
     const warmMs = Math.max(...warm.map((w) => w.wallMs));
     // Every process warmed up: the measured window starts for all of them at once.
-    const db0 = dbCpu();
+    const db0 = dbCpu?.();
     const reports = await Promise.all(
       children.map(
         (child) =>
@@ -133,7 +139,8 @@ export async function runConfig(
       ),
     );
     // Until the slowest process finished: the faster ones' idle time is in it too.
-    const dbMs = dbCpu() - db0;
+    const db1 = dbCpu?.();
+    const dbMs = db0 && db1 ? db1.totalMs - db0.totalMs : 0;
     const wallMs = Math.max(...reports.map((r) => r.wallMs));
     const turns = reports.reduce((n, r) => n + r.turns, 0);
     const events = reports.reduce((n, r) => n + r.events, 0);
@@ -157,6 +164,10 @@ export async function runConfig(
         store === "postgres" ? reports.reduce((n, r) => n + r.roundTrips, 0) / turns : null,
       runtimeCpuMsPerTurn: reports.reduce((n, r) => n + r.cpuMs, 0) / turns,
       dbCpuMsPerTurn: store === "postgres" ? dbMs / turns : null,
+      busiestCore: {
+        runtime: Math.max(...reports.map((r) => r.cpuMs / r.wallMs)),
+        database: db0 && db1 ? busiestMs(db0, db1) / wallMs : null,
+      },
       notifiesPerTurn:
         store === "postgres" && notify
           ? reports.reduce((n, r) => n + r.heard, 0) / processes / turns
@@ -336,6 +347,20 @@ function pipelineNote(result: ClusterResult): string {
     .join("; ");
 }
 
+/**
+ * Each row's busiest runtime and PostgreSQL process, in cores: with one runtime process, one busy
+ * connection carries its statements, so a backend near 1.00 is what it waits for.
+ */
+function busiestNote(result: ClusterResult): string {
+  return result.rows
+    .map((r) => {
+      const name = `${r.store === "postgres" && !r.notify ? "postgres*" : r.store}${r.durable ? " (d)" : ""} ${r.processes}`;
+      const { runtime, database } = r.busiestCore;
+      return `${name} ${runtime.toFixed(2)}${database === null ? "" : ` / ${database.toFixed(2)}`}`;
+    })
+    .join("; ");
+}
+
 const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixed(2)} s` : "never");
 
 export function clusterTable(result: ClusterResult): string {
@@ -376,6 +401,7 @@ export function clusterTable(result: ClusterResult): string {
     "trips/turn = PostgreSQL round trips per session with one turn (create, turn, wait), all processes",
     `pipeline (connections × fill, by the flush its store timed) of each PostgreSQL row's median round: ${pipelineNote(result)}`,
     "rt cpu/turn, db cpu/turn = CPU time per turn of the runtime processes and of the PostgreSQL cluster (all its processes)",
+    `busiest process, cores over the measured window (runtime, V8's helper threads included / PostgreSQL, one thread: near 1.00 it is the limit) of each row's median round: ${busiestNote(result)}`,
     "notify/turn = commits that sent NOTIFY per turn (each takes PostgreSQL's cluster-wide notification lock)",
   ];
   if (takeover) {

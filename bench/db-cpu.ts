@@ -17,8 +17,14 @@ function stat(pid: string): { ppid: string; cpuMs: number } | null {
   }
 }
 
-/** A reader of the cluster's total CPU time (ms) since its processes started. */
-export async function clusterCpu(url: string): Promise<() => number> {
+/** The cluster's CPU time (ms) since its processes started: in all, and per process id. */
+export interface ClusterCpuSample {
+  totalMs: number;
+  byPid: Map<string, number>;
+}
+
+/** A reader of the cluster's CPU time. */
+export async function clusterCpu(url: string): Promise<() => ClusterCpuSample> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   let postmaster: string | undefined;
@@ -30,13 +36,28 @@ export async function clusterCpu(url: string): Promise<() => number> {
     await db.end();
   }
   return () => {
-    if (postmaster === undefined) return 0;
-    let total = stat(postmaster)?.cpuMs ?? 0;
+    const byPid = new Map<string, number>();
+    if (postmaster === undefined) return { totalMs: 0, byPid };
+    byPid.set(postmaster, stat(postmaster)?.cpuMs ?? 0);
     for (const pid of readdirSync("/proc")) {
       if (!/^\d+$/.test(pid)) continue;
       const s = stat(pid);
-      if (s?.ppid === postmaster) total += s.cpuMs;
+      if (s?.ppid === postmaster) byPid.set(pid, s.cpuMs);
     }
-    return total;
+    let totalMs = 0;
+    for (const cpuMs of byPid.values()) totalMs += cpuMs;
+    return { totalMs, byPid };
   };
+}
+
+/**
+ * The most CPU time one process of the cluster used between two samples, ms: a backend that
+ * used a whole core's worth of the window could not answer faster. A process that started in
+ * between counts from zero.
+ */
+export function busiestMs(before: ClusterCpuSample, after: ClusterCpuSample): number {
+  let most = 0;
+  for (const [pid, cpuMs] of after.byPid)
+    most = Math.max(most, cpuMs - (before.byPid.get(pid) ?? 0));
+  return most;
 }
