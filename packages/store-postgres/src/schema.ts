@@ -16,7 +16,12 @@ import { FLUSH_PROBE_V11 } from "./flush-probe.ts";
 import { MEMORY_V4 } from "./memory-schema.ts";
 import { TRIGGERS_V6 } from "./trigger-store.ts";
 import { USAGE_V8 } from "./usage-store.ts";
-import { FOLLOWED_SESSIONS_V9, WRITE_FUNCTION_V4, WRITE_PATH_V10 } from "./write-function.ts";
+import {
+  FOLLOWED_SESSIONS_V9,
+  UPDATE_FIRST_V12,
+  WRITE_FUNCTION_V4,
+  WRITE_PATH_V10,
+} from "./write-function.ts";
 
 const V1 = `
 CREATE TABLE sessions (
@@ -154,6 +159,7 @@ export const MIGRATIONS: readonly string[] = [
   FOLLOWED_SESSIONS_V9,
   WRITE_PATH_V10,
   FLUSH_PROBE_V11,
+  UPDATE_FIRST_V12,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

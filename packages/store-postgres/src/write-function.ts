@@ -8,7 +8,9 @@
 // expectOpenCalls) and raise the first refusal, run the ops in order, append the events with the
 // next seqs, update the session row once, and queue the commit's NOTIFY. Inside a volatile
 // function each statement takes a fresh snapshot (READ COMMITTED), so after the lock every guard
-// reads what the session's previous writer committed.
+// reads what the session's previous writer committed. Since migration 12 the lock, the claim,
+// the fence, the session-status guard and the row's update are one UPDATE when they can be
+// (write-function-body.ts UPDATE_FIRST), with the steps above as its fallback.
 //
 // The ops come as one JSON array; each op's JSON-valued fields are JSON *strings* holding the
 // value's text (encoded twice): PostgreSQL's JSON functions refuse `\u0000` inside a value they
@@ -20,10 +22,14 @@
 import {
   appendEvents,
   GUARDS,
+  GUARDS_AFTER_UPDATE_FIRST,
   lockAndClaim,
   notifyCommit,
   SESSION_UPDATE,
-  SIGNATURE,
+  SESSION_UPDATE_UNLESS_UPDATED,
+  signature,
+  UPDATE_FIRST,
+  UPDATE_FIRST_VARIABLES,
 } from "./write-function-body.ts";
 import { OPS_LOOP } from "./write-function-ops.ts";
 
@@ -68,6 +74,14 @@ DROP TRIGGER IF EXISTS events_to_outbox ON events;
 DROP FUNCTION IF EXISTS oc_event_outbox();
 ${writeFunction({ followed: true, sideRows: true })}`;
 
+/**
+ * Migration 12: the session row locked, checked and updated by one statement where it can be
+ * (write-function-body.ts UPDATE_FIRST), so the common write runs one statement fewer and writes
+ * no separate row lock to the WAL.
+ */
+export const UPDATE_FIRST_V12 = `
+${signature(UPDATE_FIRST_VARIABLES)}${UPDATE_FIRST}${GUARDS_AFTER_UPDATE_FIRST}${OPS_LOOP}${appendEvents(true)}${SESSION_UPDATE_UNLESS_UPDATED}${notifyCommit(true, "followed_now")}`;
+
 interface WriteFunctionVersion {
   /** Notify events only while the session is followed (migration 9). */
   followed: boolean;
@@ -78,7 +92,7 @@ interface WriteFunctionVersion {
 /** `oc_write` as migration 4, 9 or 10 installs it. */
 function writeFunction({ followed, sideRows }: WriteFunctionVersion): string {
   return (
-    SIGNATURE +
+    signature() +
     lockAndClaim(followed) +
     GUARDS +
     OPS_LOOP +
