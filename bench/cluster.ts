@@ -304,13 +304,18 @@ export function onePerSqlite(result: ClusterResult): number[] {
   return pg.map((t, i) => t / sqlite[i]!);
 }
 
+/** A row's store as the table names it: `postgres*` without NOTIFY/LISTEN, `(d)` when durable. */
+function storeLabel(r: ClusterRow): string {
+  return `${r.store === "postgres" && !r.notify ? "postgres*" : r.store}${r.durable ? " (d)" : ""}`;
+}
+
 /** Every round's turns/s per configuration, and PostgreSQL (1 process) / SQLite per round. */
 function roundNotes(result: ClusterResult): string[] {
   if (result.rounds < 2) return [];
   const perRound = result.rows
     .filter((r) => r.roundsTurnsPerSecond && r.roundsTurnsPerSecond.length > 1)
     .map((r) => {
-      const name = r.store === "postgres" && !r.notify ? "postgres*" : r.store;
+      const name = storeLabel(r);
       return `${name} ${r.processes}: ${r.roundsTurnsPerSecond!.map((t) => t.toFixed(0)).join(" / ")}`;
     });
   const notes = [`turns/s of each round: ${perRound.join("; ")}`];
@@ -330,7 +335,7 @@ function pipelineNote(result: ClusterResult): string {
   return result.rows
     .filter((r) => r.pipelines.length > 0)
     .map((r) => {
-      const name = `${r.notify ? "postgres" : "postgres*"}${r.durable ? " (d)" : ""} ${r.processes}`;
+      const name = `${storeLabel(r)} ${r.processes}`;
       const shapes = [...new Set(r.pipelines.map((p) => `${p.connections}×${p.fill}`))];
       const flushes = r.pipelines.flatMap((p) => (p.flushMs === null ? [] : [p.flushMs]));
       const low = Math.min(...flushes).toFixed(2);
@@ -354,7 +359,7 @@ function pipelineNote(result: ClusterResult): string {
 function busiestNote(result: ClusterResult): string {
   return result.rows
     .map((r) => {
-      const name = `${r.store === "postgres" && !r.notify ? "postgres*" : r.store}${r.durable ? " (d)" : ""} ${r.processes}`;
+      const name = `${storeLabel(r)} ${r.processes}`;
       const { runtime, database } = r.busiestCore;
       return `${name} ${runtime.toFixed(2)}${database === null ? "" : ` / ${database.toFixed(2)}`}`;
     })
@@ -373,9 +378,7 @@ export function clusterTable(result: ClusterResult): string {
     ...result.rows.map((r) => {
       const t = r.takeover;
       return [
-        `${r.store === "postgres" && !r.notify ? "postgres*" : r.store}${r.durable ? " (d)" : ""}`.padEnd(
-          13,
-        ),
+        storeLabel(r).padEnd(13),
         String(r.processes).padStart(5),
         r.turnsPerSecond.toFixed(0).padStart(8),
         r.coldTurnsPerSecond.toFixed(0).padStart(9),
