@@ -145,6 +145,8 @@ async function signIn(p: Page, url: string) {
 
 async function startSession(p: Page, agent: string, text: string): Promise<string> {
   await p.getByRole("link", { name: "New session" }).first().click();
+  // The sessions list has an "Agent" filter too: wait for the form before choosing.
+  await p.getByRole("heading", { name: "New session", exact: true }).waitFor();
   await p.getByLabel("Agent").selectOption(agent);
   await p.getByLabel("First message (optional)").fill(text);
   await p.getByRole("button", { name: "Start session" }).click();

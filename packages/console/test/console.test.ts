@@ -42,6 +42,8 @@ async function shot(name: string) {
 /** Starts a session from the console's form and lands on its page. */
 async function startSession(agent: string, text: string): Promise<string> {
   await page.getByRole("link", { name: "New session" }).first().click();
+  // The sessions list has an "Agent" filter too: wait for the form before choosing.
+  await page.getByRole("heading", { name: "New session", exact: true }).waitFor();
   await page.getByLabel("Agent").selectOption(agent);
   await page.getByLabel("First message (optional)").fill(text);
   await page.getByRole("button", { name: "Start session" }).click();
