@@ -118,6 +118,8 @@ async function open(): Promise<{
     pool: { max: 10 },
     notify,
     pipeline,
+    // `OC_COMBINE_WRITES=0` sends every write alone, for A/B runs of write-many.ts.
+    combineWrites: process.env.OC_COMBINE_WRITES !== "0",
   });
   if (!notify) return { store };
   const signal = await createPostgresSignal({ connectionString: url });

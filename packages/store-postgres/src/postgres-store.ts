@@ -1,8 +1,9 @@
 // The Store port on PostgreSQL through a node-postgres Pool. Every write is one statement, so one
-// round trip and its own transaction: a batch is one call of oc_write (write-function.ts), which
-// starts by locking the session row (SELECT ... FOR UPDATE): that serialises the writers of one
-// session across connections and processes, while different sessions proceed in parallel.
-// Reads are single statements on any pooled connection.
+// round trip and its own transaction: a batch is one call of oc_write (write-function.ts), or
+// shares a call of oc_write_many with the other sessions' writes of its tick (write-many.ts).
+// Either locks the session row first: that serialises the writers of one session across
+// connections and processes, while different sessions proceed in parallel. Reads are single
+// statements on the pipeline (pipeline.ts) or any pooled connection. create-store.ts connects.
 
 import type {
   ApprovalRecord,
@@ -20,11 +21,10 @@ import type {
   TurnRecord,
   WriteBatch,
 } from "@opencomputer/runtime";
-import pg from "pg";
+import type pg from "pg";
 import { SESSION_WITH_ACTIVE_TURNS } from "./active-turns.ts";
 import { APPROVAL_COLUMNS, type ApprovalRow, approvalFromRow } from "./approvals.ts";
 import { createSessionStatement } from "./create-session.ts";
-import { commitFlushMs } from "./flush-probe.ts";
 import {
   EXPIRE_LEASES_OF,
   LIST_RECOVERABLE,
@@ -33,10 +33,10 @@ import {
   RENEW_LEASE,
 } from "./lease.ts";
 import { LeaseReleases } from "./lease-release.ts";
-import { channelFor, RELEASE_LEASES_AND_NOTIFY } from "./notify.ts";
+import { RELEASE_LEASES_AND_NOTIFY } from "./notify.ts";
 import { toStoreError } from "./pg-errors.ts";
-import { PipelinedConnections } from "./pipeline.ts";
-import { checkPipelineSize, type PipelineSize, pipelineSize } from "./pipeline-size.ts";
+import type { PipelinedConnections } from "./pipeline.ts";
+import type { PipelineSize } from "./pipeline-size.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
@@ -57,37 +57,9 @@ import {
   toolCallFromRow,
   turnFromRow,
 } from "./rows.ts";
-import { migrate, SCHEMA_NAME } from "./schema.ts";
 import { sessionListQuery } from "./session-list.ts";
-import { type BatchEnd, WRITE_CALL, type WriteRow, writeCall } from "./write-batch.ts";
-
-export interface PostgresStoreOptions {
-  /** e.g. `postgresql://user:pass@host:5432/db`; or give the connection in `pool`. */
-  connectionString?: string;
-  /** Any further node-postgres Pool settings (max, ssl, timeouts, ...). */
-  pool?: pg.PoolConfig;
-  /**
-   * The PostgreSQL schema to keep the tables in, created when missing (lowercase letters,
-   * digits and `_`). Default: the connection's default (usually `public`).
-   */
-  schema?: string;
-  /**
-   * NOTIFY, on the schema's channel, the commits other processes' `createPostgresSignal` need:
-   * work no lease holder runs, and the events of followed sessions (default true; false for a
-   * store used by one process only).
-   */
-  notify?: boolean;
-  /**
-   * The store's own statements (one each: every write, every read) go on pipelined connections
-   * (pipeline.ts) instead of one pooled connection per statement; `false` sends them through
-   * the pool. `connections` (at most) and `fill` (statements in flight on a connection before
-   * the next is used) default by how long a commit waits for its WAL flush, timed when the
-   * store connects (flush-probe.ts, pipeline-size.ts): 2 and 32 when commits return without
-   * waiting for the disk or the flush is quick (under 0.25 ms), 8 and 2 when it is slower.
-   * The pool still serves the transactions of the memory, trigger, delivery and usage stores.
-   */
-  pipeline?: false | { connections?: number; fill?: number };
-}
+import { type BatchEnd, type WriteRow, writeCall } from "./write-batch.ts";
+import { WriteCombiner } from "./write-many.ts";
 
 export class PostgresStore implements Store {
   private closed = false;
@@ -98,6 +70,9 @@ export class PostgresStore implements Store {
       ? this.query(RELEASE_LEASES, arrays)
       : this.query(RELEASE_LEASES_AND_NOTIFY, [...arrays, this.channel]),
   );
+
+  /** Writes of one tick, as one call where they can be (write-many.ts). */
+  private readonly writes: WriteCombiner;
 
   /** Use `createPostgresStore`, which also migrates the schema. */
   constructor(
@@ -111,7 +86,14 @@ export class PostgresStore implements Store {
      * were given, so nothing was timed); null without a pipeline. For logs and tests.
      */
     readonly pipelineShape: (PipelineSize & { flushMs: number | null }) | null = null,
-  ) {}
+    /** Whether concurrent sessions' writes share a call (PostgresStoreOptions#combineWrites). */
+    combineWrites = true,
+  ) {
+    this.writes = new WriteCombiner(
+      (text, values, locks) => this.query(text, values, locks),
+      combineWrites,
+    );
+  }
 
   async createSession(
     session: SessionRecord,
@@ -185,7 +167,7 @@ export class PostgresStore implements Store {
     const call = writeCall(sessionId, batch, end);
     let row: WriteRow;
     try {
-      row = (await this.query<WriteRow>(WRITE_CALL, call.params, sessionId)).rows[0]!;
+      row = await this.writes.write(call.parts);
     } catch (error) {
       throw toStoreError(error);
     }
@@ -444,56 +426,4 @@ export class PostgresStore implements Store {
     const { rows } = await this.query<R>(sql, params);
     return rows[0] === undefined ? undefined : map(rows[0]);
   }
-}
-
-/** Connects, brings the schema up to date (see schema.ts) and returns the store. */
-export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const { schema } = options;
-  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
-    // A configuration mistake, not a refused write: no StoreError code fits.
-    throw new RangeError(`The schema name ${JSON.stringify(schema)} must match ${SCHEMA_NAME}.`);
-  }
-  if (options.pipeline) checkPipelineSize(options.pipeline);
-  const config: pg.PoolConfig = { ...options.pool };
-  if (options.connectionString !== undefined) config.connectionString = options.connectionString;
-  const pool = new pg.Pool(config);
-  // An idle connection dropped by the server emits `error` on the pool; without a listener
-  // that would crash the process. The pool discards it and opens a new one when needed.
-  pool.on("error", () => {});
-  if (schema !== undefined) {
-    // `connect` fires before the pool hands the new connection out, and a connection runs its
-    // queries in order, so this SET precedes every query of ours on it. (A startup `options`
-    // parameter would be overridden by one in the connection string.) It cannot fail for a
-    // validated name; a broken connection shows up on the next query anyway.
-    pool.on("connect", (client) => {
-      client.query(`SET search_path TO ${schema}`).catch(() => {});
-    });
-  }
-  const given = options.pipeline === false ? null : (options.pipeline ?? {});
-  // Timed only when the shape is not given whole: the probe is a few commits.
-  const timeFlush = given !== null && (given.connections === undefined || given.fill === undefined);
-  let flushMs: number | null = null;
-  try {
-    const client = await pool.connect();
-    try {
-      await migrate(client, schema);
-      if (timeFlush) flushMs = await commitFlushMs(client);
-    } finally {
-      client.release();
-    }
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
-  const shape = given === null ? null : { ...pipelineSize(given, flushMs ?? 0), flushMs };
-  const pipeline =
-    shape === null
-      ? null
-      : new PipelinedConnections(config, {
-          connections: shape.connections,
-          fill: shape.fill,
-          setup: schema === undefined ? undefined : `SET search_path TO ${schema}`,
-        });
-  const channel = options.notify === false ? null : channelFor(schema);
-  return new PostgresStore(pool, channel, pipeline, shape);
 }

@@ -22,6 +22,7 @@ import {
   WRITE_FUNCTION_V4,
   WRITE_PATH_V10,
 } from "./write-function.ts";
+import { WRITE_MANY_V13 } from "./write-many-function.ts";
 
 const V1 = `
 CREATE TABLE sessions (
@@ -160,6 +161,7 @@ export const MIGRATIONS: readonly string[] = [
   WRITE_PATH_V10,
   FLUSH_PROBE_V11,
   UPDATE_FIRST_V12,
+  WRITE_MANY_V13,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -40,21 +40,96 @@ export interface BatchEnd {
   claim?: { runtimeId: string; expiresAt: number; now: number };
 }
 
-export const WRITE_CALL = `SELECT base_seq, lease_epoch, claimed FROM oc_write($1, $2, $3, $4,
-  $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`;
-
 export interface WriteRow {
   base_seq: string;
   lease_epoch: string;
   claimed: boolean;
 }
 
-/** The parameters of WRITE_CALL for `batch`, and the events as they will be recorded from `seq 1`. */
-export function writeCall(
-  sessionId: string,
-  batch: WriteBatch,
-  end: BatchEnd,
-): { params: unknown[]; events: (lastSeq: number) => EventRecord[] } {
+/** A write's parts as `oc_write` and `oc_write_many` (write-many.ts) take them. */
+export interface WriteParts {
+  sessionId: string;
+  claim: BatchEnd["claim"];
+  fence: WriteBatch["fence"];
+  expectTurn: WriteBatch["expectTurn"];
+  expectSession: WriteBatch["expectSession"];
+  expectOpenCalls: WriteBatch["expectOpenCalls"];
+  /** The ops as one JSON array (write-function.ts). */
+  ops: string;
+  /** The session patch's field mask, -1 when the write leaves the row's fields alone. */
+  sessionMask: number;
+  sessionRow: string | null;
+  ids: string[];
+  turns: (string | undefined)[];
+  types: string[];
+  data: string[];
+  timestamp: string;
+  channel: string | null;
+  work: boolean;
+  /**
+   * Whether `oc_write_many` can take the write with others: it changes the session row (so one
+   * UPDATE locks and checks it), has no approval op (their compare-and-set stays per write), and
+   * no two of its ops touch one turn or one tool call (a set-based statement sees none of its
+   * own rows).
+   */
+  combinable: boolean;
+}
+
+export interface WriteCall {
+  parts: WriteParts;
+  /** The events as recorded after `lastSeq`. */
+  events: (lastSeq: number) => EventRecord[];
+}
+
+/** The parameters of write-many.ts WRITE_CALL (`oc_write`) for `parts`. */
+export function writeParams(p: WriteParts): unknown[] {
+  const { claim, fence, expectTurn, expectSession, expectOpenCalls } = p;
+  return [
+    p.sessionId,
+    claim?.runtimeId ?? null,
+    claim?.expiresAt ?? null,
+    claim?.now ?? null,
+    fence?.runtimeId ?? null,
+    fence?.epoch ?? null,
+    expectTurn?.id ?? null,
+    expectTurn ? textArray(expectTurn.status) : null,
+    expectSession ? textArray(expectSession.status) : null,
+    expectOpenCalls?.turnId ?? null,
+    expectOpenCalls ? textArray(expectOpenCalls.callIds) : null,
+    p.ops,
+    p.sessionMask,
+    p.sessionRow,
+    textArray(p.ids),
+    textArray(p.turns),
+    textArray(p.types),
+    textArray(p.data),
+    p.timestamp,
+    p.channel,
+    p.work,
+  ];
+}
+
+/** WriteParts#combinable for a batch whose ops are `ops`, as write-function.ts reads them. */
+function combinable(ops: object[], changesRow: boolean): boolean {
+  if (!changesRow) return false;
+  const keys = new Set<string>();
+  for (const op of ops as { k: string; id?: string; call_id?: string }[]) {
+    if (op.k === "approval.insert" || op.k === "approval.update") return false;
+    const key =
+      op.k === "turn.insert" || op.k === "turn.update"
+        ? `t ${op.id}`
+        : op.k === "toolCall.upsert"
+          ? `c ${op.call_id}`
+          : null;
+    if (key === null) continue;
+    if (keys.has(key)) return false;
+    keys.add(key);
+  }
+  return true;
+}
+
+/** `batch` as one write: its parts, and its events once numbered. */
+export function writeCall(sessionId: string, batch: WriteBatch, end: BatchEnd): WriteCall {
   const timestamp = isoNow();
   const { fence, expectTurn, expectSession, expectOpenCalls } = batch;
   const ops: object[] = [];
@@ -80,34 +155,30 @@ export function writeCall(
   }
   const ids = batch.events.map(newEventId);
   const events = batch.events;
-  const params = [
+  const parts: WriteParts = {
     sessionId,
-    end.claim?.runtimeId ?? null,
-    end.claim?.expiresAt ?? null,
-    end.claim?.now ?? null,
-    fence?.runtimeId ?? null,
-    fence?.epoch ?? null,
-    expectTurn?.id ?? null,
-    expectTurn ? textArray(expectTurn.status) : null,
-    expectSession ? textArray(expectSession.status) : null,
-    expectOpenCalls?.turnId ?? null,
-    expectOpenCalls ? textArray(expectOpenCalls.callIds) : null,
-    JSON.stringify(ops),
-    touched ? maskOf(SESSION_FIELDS, sessionPatch ?? {}) : -1,
-    touched ? sessionRow(sessionPatch ?? {}) : null,
-    textArray(ids),
-    textArray(events.map((e) => e.turnId)),
-    textArray(events.map((e) => e.type)),
-    textArray(events.map((e) => toJson(e.data))),
+    claim: end.claim,
+    fence,
+    expectTurn,
+    expectSession,
+    expectOpenCalls,
+    ops: JSON.stringify(ops),
+    sessionMask: touched ? maskOf(SESSION_FIELDS, sessionPatch ?? {}) : -1,
+    sessionRow: touched ? sessionRow(sessionPatch ?? {}) : null,
+    ids,
+    turns: events.map((e) => e.turnId),
+    types: events.map((e) => e.type),
+    data: events.map((e) => toJson(e.data)),
     timestamp,
-    events.length > 0 ? end.channel : null,
+    channel: events.length > 0 ? end.channel : null,
     // Work for other processes only when no lease comes with it: a writer that claims or holds
     // the lease runs the turns it queues (its actor reads the queue after every turn), so the
     // others would only look, find the lease taken and back off.
-    queuesWork(events) && end.claim === undefined && fence === undefined,
-  ];
+    work: queuesWork(events) && end.claim === undefined && fence === undefined,
+    combinable: combinable(ops, touched || events.length > 0 || end.claim !== undefined),
+  };
   return {
-    params,
+    parts,
     events: (lastSeq) =>
       events.map((e, i): EventRecord => {
         const seq = lastSeq + i + 1;

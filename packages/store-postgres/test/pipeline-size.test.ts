@@ -6,6 +6,7 @@ import { startPrivateCluster, withClient } from "@opencomputer/testkit/postgres-
 import { usePrivateCluster } from "@opencomputer/testkit/postgres-suite";
 import type pg from "pg";
 import { describe, expect, it } from "vitest";
+import { createPostgresStore } from "../src/create-store.ts";
 import { commitFlushMs } from "../src/flush-probe.ts";
 import {
   checkPipelineSize,
@@ -15,7 +16,6 @@ import {
   QUICK_FLUSH_MS,
   SPREAD_FOR_FLUSHES,
 } from "../src/pipeline-size.ts";
-import { createPostgresStore } from "../src/postgres-store.ts";
 
 const fast = usePrivateCluster();
 
