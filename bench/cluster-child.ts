@@ -95,10 +95,25 @@ const send = (message: unknown) => process.send!(message);
 let roundTrips = 0;
 const clientProto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
 const query = clientProto.query;
+/** A query as node-postgres gets it: a statement, or a SyncGroup of them (its `parts`). */
+interface Sent {
+  text?: string;
+  values?: unknown[];
+  parts?: Sent[];
+}
+/**
+ * The writes a statement carries: a call of `oc_write_many` (write-many.ts) one per session, as
+ * many as its 16th parameter (the writes' session masks, write-many-function.ts) has elements.
+ */
+const writesIn = (q: Sent): number =>
+  q.text?.includes("oc_write_many(") ? (q.values![15] as unknown[]).length : 1;
 clientProto.query = function (this: pg.Client, ...args: unknown[]) {
-  // A group of statements under one Sync (sync-group.ts) counts as each of its statements: this
-  // counts each session's round trips, not the connection's.
-  roundTrips += (args[0] as { statements?: number } | null)?.statements ?? 1;
+  // A group of statements under one Sync (sync-group.ts) counts as each of its statements, and
+  // a shared write call as each of its writes: this counts each session's round trips, not the
+  // connection's.
+  const sent = (args[0] ?? {}) as Sent;
+  if (sent.parts !== undefined) for (const part of sent.parts) roundTrips += writesIn(part);
+  else roundTrips += writesIn(sent);
   return query.apply(this, args);
 };
 

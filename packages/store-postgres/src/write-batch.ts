@@ -46,6 +46,9 @@ export interface WriteRow {
   claimed: boolean;
 }
 
+/** An op as write-function.ts reads it: its kind `k` and its columns. */
+export type DbOp = { k: string } & Record<string, unknown>;
+
 /** A write's parts as `oc_write` and `oc_write_many` (write-many.ts) take them. */
 export interface WriteParts {
   sessionId: string;
@@ -54,8 +57,8 @@ export interface WriteParts {
   expectTurn: WriteBatch["expectTurn"];
   expectSession: WriteBatch["expectSession"];
   expectOpenCalls: WriteBatch["expectOpenCalls"];
-  /** The ops as one JSON array (write-function.ts). */
-  ops: string;
+  /** The ops as write-function.ts reads them, each with its kind `k`. */
+  ops: DbOp[];
   /** The session patch's field mask, -1 when the write leaves the row's fields alone. */
   sessionMask: number;
   sessionRow: string | null;
@@ -96,7 +99,7 @@ export function writeParams(p: WriteParts): unknown[] {
     expectSession ? textArray(expectSession.status) : null,
     expectOpenCalls?.turnId ?? null,
     expectOpenCalls ? textArray(expectOpenCalls.callIds) : null,
-    p.ops,
+    JSON.stringify(p.ops),
     p.sessionMask,
     p.sessionRow,
     textArray(p.ids),
@@ -110,10 +113,10 @@ export function writeParams(p: WriteParts): unknown[] {
 }
 
 /** WriteParts#combinable for a batch whose ops are `ops`, as write-function.ts reads them. */
-function combinable(ops: object[], changesRow: boolean): boolean {
+function combinable(ops: DbOp[], changesRow: boolean): boolean {
   if (!changesRow) return false;
   const keys = new Set<string>();
-  for (const op of ops as { k: string; id?: string; call_id?: string }[]) {
+  for (const op of ops as (DbOp & { id?: string; call_id?: string })[]) {
     if (op.k === "approval.insert" || op.k === "approval.update") return false;
     const key =
       op.k === "turn.insert" || op.k === "turn.update"
@@ -132,7 +135,7 @@ function combinable(ops: object[], changesRow: boolean): boolean {
 export function writeCall(sessionId: string, batch: WriteBatch, end: BatchEnd): WriteCall {
   const timestamp = isoNow();
   const { fence, expectTurn, expectSession, expectOpenCalls } = batch;
-  const ops: object[] = [];
+  const ops: DbOp[] = [];
   let sessionPatch: SessionPatch | undefined;
   let touched = false;
   const list = batch.ops;
@@ -162,7 +165,7 @@ export function writeCall(sessionId: string, batch: WriteBatch, end: BatchEnd): 
     expectTurn,
     expectSession,
     expectOpenCalls,
-    ops: JSON.stringify(ops),
+    ops,
     sessionMask: touched ? maskOf(SESSION_FIELDS, sessionPatch ?? {}) : -1,
     sessionRow: touched ? sessionRow(sessionPatch ?? {}) : null,
     ids,
@@ -218,11 +221,11 @@ function sessionRow(patch: SessionPatch): string {
   return JSON.stringify(row);
 }
 
-function turnUpdate(id: string, patch: TurnPatch): object {
+function turnUpdate(id: string, patch: TurnPatch): DbOp {
   return { k: "turn.update", id, mask: maskOf(TURN_FIELDS, patch), ...columns(TURN_FIELDS, patch) };
 }
 
-function approvalUpdate(op: Extract<WriteOp, { type: "approval.update" }>): object {
+function approvalUpdate(op: Extract<WriteOp, { type: "approval.update" }>): DbOp {
   const patch: ApprovalPatch = op.patch;
   return {
     k: "approval.update",
@@ -233,7 +236,7 @@ function approvalUpdate(op: Extract<WriteOp, { type: "approval.update" }>): obje
   };
 }
 
-function approvalInsert(sessionId: string, a: ApprovalRecord): object {
+function approvalInsert(sessionId: string, a: ApprovalRecord): DbOp {
   ownedBy(a.sessionId, sessionId, "approval", a.id);
   return {
     k: "approval.insert",
@@ -259,7 +262,7 @@ function approvalInsert(sessionId: string, a: ApprovalRecord): object {
 }
 
 /** An op other than session.update and turn.update, as write-function.ts reads it. */
-function dbOp(sessionId: string, op: WriteOp): object {
+function dbOp(sessionId: string, op: WriteOp): DbOp {
   switch (op.type) {
     case "turn.insert": {
       const t = op.turn;
@@ -314,7 +317,7 @@ function dbOp(sessionId: string, op: WriteOp): object {
       const r = op.record;
       ownedBy(r.sessionId, sessionId, "result", r.resultId);
       const values = resultValues(r, toJson);
-      const row: Record<string, unknown> = { k: op.type };
+      const row: DbOp = { k: op.type };
       RESULT_INSERT_COLUMNS.forEach((column, i) => {
         if (column !== "session_id") row[column] = values[i];
       });

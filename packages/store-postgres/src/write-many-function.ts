@@ -5,9 +5,9 @@
 // checks, the call); here a group pays it once (docs/performance.md has the figures).
 //
 // The writes come as parallel arrays, one element per write (statuses joined by commas, which no
-// status contains), except the events and the expected open calls, which come flattened with
-// the index of the write each belongs to. Each write's ops are its own JSON array, as for
-// `oc_write`. write-many.ts only sends writes of distinct sessions that change the session row,
+// status contains), except the ops, the events and the expected open calls, which come flattened
+// with the index (from 1) of the write each belongs to; each op is the JSON text of its record,
+// as `oc_write` reads it, and its kind comes alongside. write-many.ts only sends writes of distinct sessions that change the session row,
 // with no approval op and no two ops on one row, so no statement here has to see another's
 // rows of the same write.
 //
@@ -84,28 +84,20 @@ const GUARDS = `  IF array_remove(p_turn_id, NULL) <> '{}' AND EXISTS (
   END IF;
 `;
 
-/** Every write's ops, in order, with the write each belongs to and its kind. */
-const OPS_TAKEN_APART = `  SELECT array_agg(o.op), array_agg(o.i), array_agg(o.k) INTO ops, op_of, kinds
-    FROM (SELECT x.op, v.i::integer AS i, x.op->>'k' AS k
-      FROM unnest(p_ops) WITH ORDINALITY AS v(list, i),
-        json_array_elements(v.list::json) WITH ORDINALITY AS x(op, ord)
-      ORDER BY v.i, x.ord) o;
-  IF ops IS NULL THEN
-    ops := '{}';
-    kinds := '{}';
-  ELSIF NOT kinds <@ ARRAY['turn.insert', 'turn.update', 'message.insert', 'toolCall.upsert',
-      'result.insert'] THEN
+/** Only the kinds of op with a statement below (write-many.ts sends no other). */
+const KNOWN_KINDS = `  IF NOT p_op_kinds <@ ARRAY['turn.insert', 'turn.update', 'message.insert',
+      'toolCall.upsert', 'result.insert'] THEN
     ${FALLBACK("An op of the group has no set-based statement.")}
   END IF;
 `;
 
 /** The ops as rows: `o` (op, write index, kind, order), its record `r` with `columns`. */
-const opRows = (kind: string, columns: string) => `FROM unnest(ops, op_of, kinds)
+const opRows = (kind: string, columns: string) => `FROM unnest(p_ops, p_op_of, p_op_kinds)
           WITH ORDINALITY AS o(op, i, k, ord)
-        CROSS JOIN LATERAL json_to_record(o.op) AS r(${columns})
+        CROSS JOIN LATERAL json_to_record(o.op::json) AS r(${columns})
       WHERE o.k = '${kind}'`;
 
-const TURN_INSERT = `  IF 'turn.insert' = ANY (kinds) THEN
+const TURN_INSERT = `  IF 'turn.insert' = ANY (p_op_kinds) THEN
     INSERT INTO turns (session_id, id, input, mode, status, outcome, error, idempotency_key,
         steps, created_at, updated_at, started_at, settled_at)
       SELECT p_sessions[o.i], r.id, r.input::json, r.mode, r.status, r.outcome, r.error::json,
@@ -120,7 +112,7 @@ const TURN_INSERT = `  IF 'turn.insert' = ANY (kinds) THEN
   END IF;
 `;
 
-const TURN_UPDATE = `  IF 'turn.update' = ANY (kinds) THEN
+const TURN_UPDATE = `  IF 'turn.update' = ANY (p_op_kinds) THEN
     UPDATE turns t SET updated_at = p_timestamp[o.i],
         status = CASE WHEN r.mask & 1 <> 0 THEN r.status ELSE t.status END,
         outcome = CASE WHEN r.mask & 2 <> 0 THEN r.outcome ELSE t.outcome END,
@@ -137,19 +129,19 @@ const TURN_UPDATE = `  IF 'turn.update' = ANY (kinds) THEN
       )}
         AND t.session_id = p_sessions[o.i] AND t.id = r.id;
     GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed <> cardinality(array_positions(kinds, 'turn.update')) THEN
+    IF changed <> cardinality(array_positions(p_op_kinds, 'turn.update')) THEN
       ${FALLBACK("A turn the group updates does not exist.")}
     END IF;
   END IF;
 `;
 
-const ROW_INSERTS = `  IF 'message.insert' = ANY (kinds) THEN
+const ROW_INSERTS = `  IF 'message.insert' = ANY (p_op_kinds) THEN
     INSERT INTO messages (session_id, id, turn_id, role, content, created_at)
       SELECT p_sessions[o.i], r.id, r.turn_id, r.role, r.content::json, r.created_at
       ${opRows("message.insert", "id text, turn_id text, role text, content text, created_at text")}
       ORDER BY o.ord;
   END IF;
-  IF 'toolCall.upsert' = ANY (kinds) THEN
+  IF 'toolCall.upsert' = ANY (p_op_kinds) THEN
     INSERT INTO tool_calls AS c (session_id, call_id, turn_id, message_id, tool, input, status,
         output, error, attempts, started_at, settled_at)
       SELECT p_sessions[o.i], r.call_id, r.turn_id, r.message_id, r.tool, r.input::json,
@@ -167,7 +159,7 @@ const ROW_INSERTS = `  IF 'message.insert' = ANY (kinds) THEN
         attempts = EXCLUDED.attempts, started_at = EXCLUDED.started_at,
         settled_at = EXCLUDED.settled_at;
   END IF;
-  IF 'result.insert' = ANY (kinds) THEN
+  IF 'result.insert' = ANY (p_op_kinds) THEN
     INSERT INTO results (session_id, result_id, agent_id, deployment_id, turn_id, message_id,
         tool_call_id, result_tool, schema_digest, data_digest, data, created_at)
       SELECT p_sessions[o.i], r.result_id, r.agent_id, r.deployment_id, r.turn_id, r.message_id,
@@ -227,7 +219,8 @@ export const WRITE_MANY_V13 = `CREATE FUNCTION oc_write_many(
   p_fence_runtime text[], p_fence_epoch bigint[],
   p_turn_id text[], p_turn_status text[], p_session_status text[],
   p_calls_turn text[], p_calls text[], p_calls_of integer[],
-  p_ops text[], p_session_mask integer[], p_session_row text[],
+  p_ops text[], p_op_of integer[], p_op_kinds text[],
+  p_session_mask integer[], p_session_row text[],
   p_ev_count integer[], p_ev_of integer[], p_ev_ord integer[],
   p_ev_ids text[], p_ev_turns text[], p_ev_types text[], p_ev_data text[],
   p_timestamp text[], p_channel text[], p_work boolean[],
@@ -243,10 +236,7 @@ DECLARE
   updated integer;
   changed integer;
   followed boolean[];
-  ops json[];
-  op_of integer[];
-  kinds text[];
 BEGIN
-${SESSIONS}${GUARDS}${OPS_TAKEN_APART}${TURN_INSERT}${TURN_UPDATE}${ROW_INSERTS}${EVENTS}${NOTIFY}END
+${SESSIONS}${GUARDS}${KNOWN_KINDS}${TURN_INSERT}${TURN_UPDATE}${ROW_INSERTS}${EVENTS}${NOTIFY}END
 $fn$;
 `;

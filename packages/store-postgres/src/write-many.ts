@@ -19,7 +19,7 @@ export const WRITE_CALL = `SELECT base_seq, lease_epoch, claimed FROM oc_write($
 
 export const WRITE_MANY_CALL = `SELECT base_seqs, lease_epochs FROM oc_write_many($1, $2, $3,
   $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-  $24, $25)`;
+  $24, $25, $26, $27)`;
 
 interface ManyRow {
   base_seqs: string[];
@@ -114,12 +114,20 @@ export class WriteCombiner {
 export function manyParams(writes: readonly WriteParts[]): unknown[] {
   const calls: string[] = [];
   const callsOf: number[] = [];
+  const ops: string[] = [];
+  const opOf: number[] = [];
+  const kinds: string[] = [];
   const evOf: number[] = [];
   const evOrd: number[] = [];
   writes.forEach((w, i) => {
     for (const id of w.expectOpenCalls?.callIds ?? []) {
       calls.push(id);
       callsOf.push(i + 1);
+    }
+    for (const op of w.ops) {
+      ops.push(JSON.stringify(op));
+      opOf.push(i + 1);
+      kinds.push(op.k);
     }
     for (let e = 0; e < w.ids.length; e++) {
       evOf.push(i + 1);
@@ -142,7 +150,9 @@ export function manyParams(writes: readonly WriteParts[]): unknown[] {
     text((w) => w.expectOpenCalls?.turnId),
     textArray(calls),
     callsOf,
-    text((w) => w.ops),
+    textArray(ops),
+    opOf,
+    textArray(kinds),
     writes.map((w) => w.sessionMask),
     text((w) => w.sessionRow),
     writes.map((w) => w.ids.length),
