@@ -7,9 +7,9 @@
 // The writes come as parallel arrays, one element per write (statuses joined by commas, which no
 // status contains), except the ops, the events and the expected open calls, which come flattened
 // with the index (from 1) of the write each belongs to; each op is the JSON text of its record,
-// as `oc_write` reads it, and its kind comes alongside. write-many.ts only sends writes of distinct sessions that change the session row,
-// with no approval op and no two ops on one row, so no statement here has to see another's
-// rows of the same write.
+// as `oc_write` reads it, and its kind comes alongside. write-many.ts only sends writes of
+// distinct sessions that change the session row, with no approval op and no two ops on one row,
+// so no statement here has to see another's rows of the same write.
 //
 // The function never refuses one write on its own. When any write would have been refused, or
 // its claim lost to another holder, or its session is missing, it raises OC002 and the whole call
