@@ -199,7 +199,7 @@ export class PipelinedConnections {
  * (SQLSTATE class 57P: shutdown, crash, database dropped), a connection exception (class 08),
  * a socket error (ECONNRESET, EPIPE, ...), or node-postgres' own "terminated" errors.
  */
-function brokenConnection(error: unknown): boolean {
+export function brokenConnection(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string") return /^(57P|08|E[A-Z])/.test(code);
   return error instanceof Error && /terminated|not queryable/i.test(error.message);

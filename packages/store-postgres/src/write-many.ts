@@ -8,6 +8,7 @@
 // claim lost, or a statement fails), the call rolls back with nothing written, and each of its
 // writes is sent again alone, so each gets exactly the outcome and error it would have had.
 import pg from "pg";
+import { brokenConnection } from "./pipeline.ts";
 import { textArray } from "./text-array.ts";
 import { type WriteParts, type WriteRow, writeParams } from "./write-batch.ts";
 
@@ -92,7 +93,7 @@ export class WriteCombiner {
       );
       row = result.rows[0]!;
     } catch (error) {
-      if (!(error instanceof pg.DatabaseError) || /^(57P|08)/.test(error.code ?? "")) {
+      if (!(error instanceof pg.DatabaseError) || brokenConnection(error)) {
         for (const p of call) p.reject(error);
         return;
       }

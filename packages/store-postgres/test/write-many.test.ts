@@ -43,6 +43,11 @@ async function outcome(call: () => Promise<unknown>): Promise<unknown> {
 function script(store: Store, sessionId: string, i: number): (() => Promise<unknown>)[] {
   const turn = turnRecord(sessionId, { id: `turn_${i}`, status: "running" });
   const call = toolCallRecord(sessionId, turn.id, { callId: `call_${i}` });
+  // Settled: the open-calls guard must leave it out.
+  const done = toolCallRecord(sessionId, turn.id, {
+    callId: `call_${i}_done`,
+    status: "completed",
+  });
   const fence = { runtimeId: "rt_a", epoch: 1 };
   const note = (text: string) => ev("message.created", { text }, turn.id);
   const write = (batch: Partial<WriteBatch>) =>
@@ -64,6 +69,7 @@ function script(store: Store, sessionId: string, i: number): (() => Promise<unkn
         ops: [
           { type: "message.insert", message: messageRecord(sessionId, turn.id, `msg_${i}`) },
           { type: "toolCall.upsert", call },
+          { type: "toolCall.upsert", call: done },
           { type: "turn.update", id: turn.id, patch: { steps: 1 } },
           { type: "session.update", patch: { status: "running", labels: { n: String(i) } } },
         ],
